@@ -1,0 +1,164 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// TokenCounter measures a conversation (and the tool schemas sent with it) in
+// tokens. Implementations must be safe for concurrent use and must not mutate
+// their arguments. Count of no messages and no tools is 0.
+type TokenCounter interface {
+	Count(ctx context.Context, messages []*schema.Message, tools []*schema.ToolInfo) (int, error)
+}
+
+// TokenCounterFunc adapts an ordinary function to TokenCounter.
+type TokenCounterFunc func(ctx context.Context, messages []*schema.Message, tools []*schema.ToolInfo) (int, error)
+
+// Count calls f.
+func (f TokenCounterFunc) Count(ctx context.Context, messages []*schema.Message, tools []*schema.ToolInfo) (int, error) {
+	return f(ctx, messages, tools)
+}
+
+// Cost is one message's share of a conversation's size, on an
+// AdditiveCounter's own scale. Costs add up; AdditiveCounter.Tokens turns a
+// sum into tokens.
+type Cost struct {
+	// Units is the rendered length of the message in code points.
+	Units int
+	// Flat is the flat token charge for the message's attachments.
+	Flat int
+}
+
+// Add returns the sum of two costs.
+func (c Cost) Add(o Cost) Cost { return Cost{Units: c.Units + o.Units, Flat: c.Flat + o.Flat} }
+
+// Sub returns c minus o.
+func (c Cost) Sub(o Cost) Cost { return Cost{Units: c.Units - o.Units, Flat: c.Flat - o.Flat} }
+
+// AdditiveCounter is a TokenCounter whose count of any list of messages can be
+// computed exactly from per-message costs. Planners use it to count every
+// candidate remainder in O(1) after one O(n) pass, instead of recounting the
+// conversation for every candidate. For all messages ms,
+//
+//	Tokens(sum of MessageCost(m) for m in ms, len(ms)) == Count(ctx, ms, nil)
+type AdditiveCounter interface {
+	TokenCounter
+	// MessageCost measures one message.
+	MessageCost(msg *schema.Message) Cost
+	// Tokens converts the summed cost of n messages into tokens.
+	Tokens(sum Cost, n int) int
+}
+
+// ApproximateConfig configures an ApproximateTokenCounter. Zero values take
+// the defaults.
+type ApproximateConfig struct {
+	// CharsPerToken is how many code points make one token. Default 4.0,
+	// a fair average for English and code; must be > 0 when set.
+	CharsPerToken float64
+	// TokensPerImage is charged per image. Default 85 (a low-detail image on
+	// OpenAI models); must not be negative.
+	TokensPerImage int
+	// TokensPerFile is charged per file, audio or video part. Default 1000;
+	// must not be negative.
+	TokensPerFile int
+}
+
+// ApproximateTokenCounter estimates tokens as the code points of the
+// conversation's rendering (see Render) divided by CharsPerToken, truncated,
+// plus a flat charge per attachment, including attachments inside tool
+// results. Tool schemas are counted through RenderTools. It needs no
+// tokenizer, is safe for concurrent use, and is an AdditiveCounter.
+type ApproximateTokenCounter struct {
+	charsPerToken  float64
+	tokensPerImage int
+	tokensPerFile  int
+}
+
+var _ AdditiveCounter = (*ApproximateTokenCounter)(nil)
+
+// NewApproximateTokenCounter returns a counter with cfg's settings; a nil cfg
+// means all defaults.
+func NewApproximateTokenCounter(cfg *ApproximateConfig) (*ApproximateTokenCounter, error) {
+	c := &ApproximateTokenCounter{charsPerToken: 4.0, tokensPerImage: 85, tokensPerFile: 1000}
+	if cfg == nil {
+		return c, nil
+	}
+	switch {
+	case cfg.CharsPerToken < 0 || math.IsNaN(cfg.CharsPerToken) || math.IsInf(cfg.CharsPerToken, 0):
+		return nil, fmt.Errorf("compaction: ApproximateConfig.CharsPerToken must be greater than 0, got %v", cfg.CharsPerToken)
+	case cfg.TokensPerImage < 0:
+		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerImage must be at least 0, got %d", cfg.TokensPerImage)
+	case cfg.TokensPerFile < 0:
+		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerFile must be at least 0, got %d", cfg.TokensPerFile)
+	}
+	if cfg.CharsPerToken > 0 {
+		c.charsPerToken = cfg.CharsPerToken
+	}
+	if cfg.TokensPerImage > 0 {
+		c.tokensPerImage = cfg.TokensPerImage
+	}
+	if cfg.TokensPerFile > 0 {
+		c.tokensPerFile = cfg.TokensPerFile
+	}
+	return c, nil
+}
+
+// DefaultCounter returns an ApproximateTokenCounter with the default settings.
+func DefaultCounter() *ApproximateTokenCounter {
+	c, _ := NewApproximateTokenCounter(nil)
+	return c
+}
+
+// CharsPerToken reports the counter's ratio.
+func (c *ApproximateTokenCounter) CharsPerToken() float64 { return c.charsPerToken }
+
+// Count implements TokenCounter. It never fails; ctx is not consulted because
+// counting is pure computation.
+func (c *ApproximateTokenCounter) Count(_ context.Context, messages []*schema.Message, tools []*schema.ToolInfo) (int, error) {
+	if len(messages) == 0 && len(tools) == 0 {
+		return 0, nil
+	}
+	var sum Cost
+	for _, m := range messages {
+		sum = sum.Add(c.MessageCost(m))
+	}
+	units := sum.Units + max(len(messages)-1, 0)
+	if len(tools) > 0 {
+		units += runeLen(RenderTools(tools))
+	}
+	return int(float64(units)/c.charsPerToken) + sum.Flat, nil
+}
+
+// MessageCost implements AdditiveCounter.
+func (c *ApproximateTokenCounter) MessageCost(msg *schema.Message) Cost {
+	var t runeTally
+	renderOne(&t, msg, RenderOptions{})
+	cost := Cost{Units: t.n}
+	if msg == nil {
+		return cost
+	}
+	for p := range contentParts(msg) {
+		if p.isText {
+			continue
+		}
+		if p.attachment.Kind == AttachmentImage {
+			cost.Flat += c.tokensPerImage
+		} else {
+			cost.Flat += c.tokensPerFile
+		}
+	}
+	return cost
+}
+
+// Tokens implements AdditiveCounter: the separators between n messages are
+// added here, which is why costs are additive.
+func (c *ApproximateTokenCounter) Tokens(sum Cost, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	return int(float64(sum.Units+n-1)/c.charsPerToken) + sum.Flat
+}

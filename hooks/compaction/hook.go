@@ -1,0 +1,245 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+// HookConfig configures a CompactionHook.
+type HookConfig struct {
+	// Compactor decides what to replace. Required.
+	Compactor Compactor
+	// ContextWindow is the model's context size in tokens. Required, >= 1.
+	ContextWindow int
+	// CompactAt is the fraction of ContextWindow at which compaction starts.
+	// Default 0.7.
+	CompactAt float64
+	// CompactTo is the fraction of ContextWindow compaction aims for.
+	// Default 0.4. After defaults, 0 < CompactTo < CompactAt <= 1.
+	CompactTo float64
+	// TokenCounter measures messages locally and is handed to the compactor.
+	// Default: an ApproximateTokenCounter with default settings.
+	TokenCounter TokenCounter
+	// Logger receives one record per decision. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// CompactionHook decides when to compact. Registered at hooks.BeforeLLM, it
+// estimates the size of the coming model call and, once that reaches
+// ContextWindow*CompactAt, asks its Compactor to bring the conversation down to
+// ContextWindow*CompactTo, then replaces State.Messages with the result.
+//
+// The estimate trusts State.ContextTokens (the provider's size of the last
+// call) when it is known and counts locally only the messages added after the
+// last assistant reply; with ContextTokens 0 it counts the whole conversation
+// and the tool schemas. The part of the provider's number that the counter
+// does not see (tool schemas, chat template) is kept as overhead and
+// subtracted from the target.
+//
+// A CompactionHook keeps no per-run state and may serve many runs at once.
+// It implements hooks.Hook, hooks.PointLimiter, hooks.WarmUpper and hooks.Closer.
+type CompactionHook struct {
+	compactor Compactor
+	counter   TokenCounter
+	window    int
+	at, to    float64
+	log       *slog.Logger
+}
+
+var (
+	_ hooks.Hook         = (*CompactionHook)(nil)
+	_ hooks.PointLimiter = (*CompactionHook)(nil)
+	_ hooks.WarmUpper    = (*CompactionHook)(nil)
+	_ hooks.Closer       = (*CompactionHook)(nil)
+)
+
+// NewCompactionHook validates cfg, applies its defaults and returns the hook.
+// Errors name the offending field and its value.
+func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, error) {
+	if cfg == nil {
+		return nil, fmt.Errorf("compaction: nil HookConfig")
+	}
+	if cfg.Compactor == nil {
+		return nil, fmt.Errorf("compaction: HookConfig.Compactor is required")
+	}
+	if cfg.ContextWindow < 1 {
+		return nil, fmt.Errorf("compaction: HookConfig.ContextWindow must be a positive number of tokens, got %d", cfg.ContextWindow)
+	}
+	at, to := cfg.CompactAt, cfg.CompactTo
+	if at == 0 {
+		at = 0.7
+	}
+	if to == 0 {
+		to = 0.4
+	}
+	if !(0 < to && to < at && at <= 1) || math.IsNaN(at) || math.IsNaN(to) {
+		return nil, fmt.Errorf("compaction: HookConfig needs 0 < CompactTo < CompactAt <= 1, got CompactAt=%v CompactTo=%v", at, to)
+	}
+	counter := cfg.TokenCounter
+	if counter == nil {
+		counter = DefaultCounter()
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, log: log}, nil
+}
+
+// Name identifies the hook in errors and logs.
+func (h *CompactionHook) Name() string { return "CompactionHook" }
+
+// AllowedPoints implements hooks.PointLimiter: compaction only makes sense
+// right before a model call.
+func (h *CompactionHook) AllowedPoints() []hooks.Point { return []hooks.Point{hooks.BeforeLLM} }
+
+// Counter returns the hook's token counter.
+func (h *CompactionHook) Counter() TokenCounter { return h.counter }
+
+// Compactor returns the hook's compactor.
+func (h *CompactionHook) Compactor() Compactor { return h.compactor }
+
+// Thresholds returns the trigger and target sizes in tokens before overhead:
+// ContextWindow*CompactAt and ContextWindow*CompactTo.
+func (h *CompactionHook) Thresholds() (trigger float64, target int) {
+	return float64(h.window) * h.at, int(float64(h.window) * h.to)
+}
+
+// Decision is what one Run of the hook found and did.
+type Decision struct {
+	Estimated  int  // estimated size of the coming model call
+	Triggered  bool // Estimated >= ContextWindow*CompactAt
+	Overhead   int  // Estimated minus the counter's size of the messages alone
+	Target     int  // the target handed to the compactor (when triggered)
+	Compacted  bool // the compactor returned a new conversation
+	Before     int  // messages before
+	After      int  // messages after
+	TokensLeft int  // counter's size of the messages after compaction
+}
+
+// Run implements hooks.Hook.
+func (h *CompactionHook) Run(ctx context.Context, state *hooks.State) error {
+	_, err := h.Decide(ctx, state)
+	return err
+}
+
+// Decide runs the hook on state and reports what it decided. Run is Decide
+// without the report.
+func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Decision, error) {
+	if state == nil {
+		return Decision{}, fmt.Errorf("compaction: nil state")
+	}
+	if err := ctx.Err(); err != nil {
+		return Decision{}, fmt.Errorf("compaction: %w", err)
+	}
+	messages := state.Messages
+	d := Decision{Before: len(messages), After: len(messages)}
+	est, err := h.Estimate(ctx, messages, state.Tools, state.ContextTokens)
+	if err != nil {
+		return d, err
+	}
+	d.Estimated = est
+	trigger, base := h.Thresholds()
+	d.Triggered = float64(est) >= trigger
+	h.log.DebugContext(ctx, "compaction estimate", "step", state.StepCount, "estimated_tokens", est,
+		"provider_tokens", state.ContextTokens, "trigger_tokens", trigger, "triggered", d.Triggered)
+	if !d.Triggered {
+		return d, nil
+	}
+
+	msgTokens, err := h.counter.Count(ctx, messages, nil)
+	if err != nil {
+		return d, fmt.Errorf("compaction: counting messages: %w", err)
+	}
+	d.Overhead = est - msgTokens
+	if d.Overhead < 0 {
+		h.log.WarnContext(ctx, "TokenCounter estimated more tokens for the messages than the estimated total context size; the counter may overestimate",
+			"message_tokens", msgTokens, "estimated_tokens", est)
+	}
+	d.Target = max(base-d.Overhead, 0)
+	h.log.InfoContext(ctx, "compaction triggered", "step", state.StepCount, "estimated_tokens", est,
+		"trigger_tokens", trigger, "target_tokens", d.Target, "overhead_tokens", d.Overhead, "messages", len(messages))
+
+	compacted, err := h.compactor.Compact(ctx, messages, d.Target, h.counter)
+	if err != nil {
+		return d, fmt.Errorf("compaction: %T: %w", h.compactor, err)
+	}
+	if compacted == nil {
+		h.log.InfoContext(ctx, "compaction declined: nothing left to compact", "step", state.StepCount, "target_tokens", d.Target)
+		return d, nil
+	}
+	d.Compacted = true
+	d.After = len(compacted)
+	if state.ContextTokens != 0 {
+		// Count only through the last assistant reply: a later hook in the
+		// chain adds the trailing tool results itself, as this one did.
+		head := compacted[:LastAssistantIndex(compacted)+1]
+		n, err := h.counter.Count(ctx, head, nil)
+		if err != nil {
+			return d, fmt.Errorf("compaction: counting the compacted messages: %w", err)
+		}
+		// Keep the number positive: 0 would mean "unknown" to the next hook
+		// and flip it into counting tool schemas it should not.
+		state.ContextTokens = max(n+d.Overhead, 1)
+	}
+	state.Messages = compacted
+	if left, err := h.counter.Count(ctx, compacted, nil); err == nil {
+		d.TokensLeft = left
+	}
+	h.log.InfoContext(ctx, "compaction applied", "step", state.StepCount, "messages_before", d.Before,
+		"messages_after", d.After, "tokens_after", d.TokensLeft, "target_tokens", d.Target)
+	return d, nil
+}
+
+// Estimate returns the expected size of the next model call. With
+// contextTokens > 0 it is contextTokens plus the local count of the messages
+// after the last assistant message; otherwise the local count of all messages
+// and the tool schemas.
+func (h *CompactionHook) Estimate(ctx context.Context, messages []*schema.Message, tools []*schema.ToolInfo, contextTokens int) (int, error) {
+	if contextTokens <= 0 {
+		n, err := h.counter.Count(ctx, messages, tools)
+		if err != nil {
+			return 0, fmt.Errorf("compaction: counting the conversation: %w", err)
+		}
+		return n, nil
+	}
+	tail := messages[LastAssistantIndex(messages)+1:]
+	n, err := h.counter.Count(ctx, tail, nil)
+	if err != nil {
+		return 0, fmt.Errorf("compaction: counting new messages: %w", err)
+	}
+	return contextTokens + n, nil
+}
+
+// WarmUp warms the counter, then the compactor, where they implement
+// hooks.WarmUpper.
+func (h *CompactionHook) WarmUp(ctx context.Context) error {
+	if w, ok := h.counter.(hooks.WarmUpper); ok {
+		if err := w.WarmUp(ctx); err != nil {
+			return fmt.Errorf("compaction: warm up counter: %w", err)
+		}
+	}
+	if w, ok := h.compactor.(hooks.WarmUpper); ok {
+		if err := w.WarmUp(ctx); err != nil {
+			return fmt.Errorf("compaction: warm up compactor: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close closes the compactor when it implements hooks.Closer. The counter is
+// not closed: counters are usually shared and hold nothing to release.
+func (h *CompactionHook) Close(ctx context.Context) error {
+	if c, ok := h.compactor.(hooks.Closer); ok {
+		if err := c.Close(ctx); err != nil {
+			return fmt.Errorf("compaction: close compactor: %w", err)
+		}
+	}
+	return nil
+}
