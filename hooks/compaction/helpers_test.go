@@ -1,0 +1,90 @@
+package compaction
+
+import (
+	"context"
+	"strings"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// Notation of reference-behaviour.md §0.1, shared by every test in the package.
+// Add helpers of your own with a file-specific prefix to avoid collisions.
+
+func sys(text string) *schema.Message  { return schema.SystemMessage(text) }
+func user(text string) *schema.Message { return schema.UserMessage(text) }
+func asst(text string) *schema.Message { return schema.AssistantMessage(text, nil) }
+
+// call is an assistant message with no text and one call to search({}) per id.
+func call(ids ...string) *schema.Message {
+	tcs := make([]schema.ToolCall, 0, len(ids))
+	for _, id := range ids {
+		tcs = append(tcs, schema.ToolCall{ID: id, Type: "function", Function: schema.FunctionCall{Name: "search", Arguments: "{}"}})
+	}
+	return schema.AssistantMessage("", tcs)
+}
+
+// result is the result of call id from the search tool.
+func result(id, text string) *schema.Message {
+	return schema.ToolMessage(text, id, schema.WithToolName("search"))
+}
+
+// summary is SUM(text, n): a summary message carrying the summarization marker.
+func summary(text string, n int) *schema.Message {
+	m := schema.UserMessage("<conversation_summary>\n" + text + "\n</conversation_summary>")
+	m.Extra = map[string]any{MetaKey: map[string]any{"strategy": StrategySummarization, "summarized_messages": n}}
+	return m
+}
+
+// note is a message marked by another strategy.
+func note(strategy, text string) *schema.Message {
+	m := schema.UserMessage(text)
+	m.Extra = map[string]any{MetaKey: map[string]any{"strategy": strategy}}
+	return m
+}
+
+func rep(s string, n int) string { return strings.Repeat(s, n) }
+
+// fresh is FRESH of §0.2: per-message chars [14,12,35,170,35,182].
+func fresh() []*schema.Message {
+	return []*schema.Message{
+		sys("rules"), user("start"),
+		call("c1"), result("c1", rep("first result ", 12)),
+		call("c2"), result("c2", rep("second result ", 12)),
+	}
+}
+
+// fakeCounter is FakeCounter(k) of §0.2: floor(code points of the rendering
+// (messages then tools, no separator) / k), with no flat charges.
+type fakeCounter struct{ k int }
+
+func (f fakeCounter) Count(_ context.Context, messages []*schema.Message, tools []*schema.ToolInfo) (int, error) {
+	if len(messages) == 0 && len(tools) == 0 {
+		return 0, nil
+	}
+	n := runeLen(Render(messages, RenderOptions{})) + runeLen(RenderTools(tools))
+	return n / f.k, nil
+}
+
+var (
+	fc1 TokenCounter = fakeCounter{k: 1}
+	fc4 TokenCounter = fakeCounter{k: 4}
+)
+
+// count is fc.Count with the error dropped, for computing expectations.
+func count(fc TokenCounter, messages ...*schema.Message) int {
+	n, err := fc.Count(context.Background(), messages, nil)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// cloneAll deep-copies a conversation through JSON-independent copying so a
+// test can later prove the original was not mutated.
+func cloneAll(messages []*schema.Message) []*schema.Message {
+	out := make([]*schema.Message, len(messages))
+	for i, m := range messages {
+		out[i] = deepCopy(m)
+	}
+	return out
+}
