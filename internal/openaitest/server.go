@@ -1,0 +1,259 @@
+package openaitest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino-ext/components/model/openai"
+)
+
+// Server is a fake chat-completions endpoint on a loopback httptest.Server.
+// It is safe for concurrent use.
+type Server struct {
+	srv       *httptest.Server
+	respond   Responder
+	chunkSize int
+
+	mu       sync.Mutex
+	requests []*Request
+	seq      int
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithChunkSize sets how many bytes of content or tool-call arguments go into
+// one streamed chunk (default 8), so tests see several chunks per reply.
+func WithChunkSize(n int) Option {
+	return func(s *Server) {
+		if n > 0 {
+			s.chunkSize = n
+		}
+	}
+}
+
+// New starts a server answering with respond. The caller must Close it.
+func New(respond Responder, opts ...Option) *Server {
+	s := &Server{respond: respond, chunkSize: 8}
+	for _, o := range opts {
+		o(s)
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
+	return s
+}
+
+// Start is New for tests: the server is closed when tb's test ends.
+func Start(tb testing.TB, respond Responder, opts ...Option) *Server {
+	tb.Helper()
+	s := New(respond, opts...)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Close shuts the server down and blocks until its requests finished.
+func (s *Server) Close() { s.srv.Close() }
+
+// BaseURL is the value for the client's BaseURL: requests go to
+// BaseURL()+"/chat/completions".
+func (s *Server) BaseURL() string { return s.srv.URL + "/v1" }
+
+// Client is an HTTP client wired to the server.
+func (s *Server) Client() *http.Client { return s.srv.Client() }
+
+// ChatModel returns the real eino-ext OpenAI chat model pointed at the
+// server, so tests exercise the production client's wire handling.
+func (s *Server) ChatModel(ctx context.Context) (*openai.ChatModel, error) {
+	return openai.NewChatModel(ctx, &openai.ChatModelConfig{
+		BaseURL:    s.BaseURL(),
+		APIKey:     "test-key",
+		Model:      "fake-model",
+		HTTPClient: s.Client(),
+		Timeout:    30 * time.Second,
+	})
+}
+
+// Requests returns every request seen so far, oldest first, including
+// rejected ones. The slice is a copy; the requests must not be modified.
+func (s *Server) Requests() []*Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Request(nil), s.requests...)
+}
+
+// Rejected returns the requests answered with HTTP 400 for breaking the
+// tool-call pairing rule (or for being unparsable).
+func (s *Server) Rejected() []*Request {
+	var out []*Request
+	for _, r := range s.Requests() {
+		if r.Rejected != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (s *Server) record(r *Request) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, r)
+	s.seq++
+	return s.seq
+}
+
+func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
+	if hr.Method != http.MethodPost || !strings.HasSuffix(hr.URL.Path, "/chat/completions") {
+		writeError(w, http.StatusNotFound, "not found: "+hr.Method+" "+hr.URL.Path)
+		return
+	}
+	body, err := io.ReadAll(hr.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "read body: "+err.Error())
+		return
+	}
+	req := &Request{Path: hr.URL.Path, Body: body}
+	var rb requestBody
+	if err := json.Unmarshal(body, &rb); err != nil {
+		req.Rejected = "invalid JSON: " + err.Error()
+	} else {
+		req.Model, req.Messages, req.Tools, req.Stream = rb.Model, rb.Messages, rb.Tools, rb.Stream
+		req.IncludeUsage = rb.StreamOptions != nil && rb.StreamOptions.IncludeUsage
+		if err := CheckToolPairing(rb.Messages); err != nil {
+			req.Rejected = err.Error()
+		}
+	}
+	seq := s.record(req)
+	if req.Rejected != "" {
+		writeError(w, http.StatusBadRequest, req.Rejected)
+		return
+	}
+	reply, err := s.respond(req)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if reply == nil {
+		writeError(w, http.StatusInternalServerError, "openaitest: responder returned no reply")
+		return
+	}
+	if reply.Status != 0 {
+		writeError(w, reply.Status, reply.ErrorMessage)
+		return
+	}
+	id := fmt.Sprintf("chatcmpl-%d", seq)
+	if req.Stream {
+		s.writeStream(w, id, req, reply)
+		return
+	}
+	writeJSON(w, completion{
+		ID: id, Object: "chat.completion", Created: time.Now().Unix(), Model: req.Model,
+		Choices: []choice{{Message: &responseMessage{Role: "assistant", Content: reply.Content, ToolCalls: withType(reply.ToolCalls)}, FinishReason: ptr(finishReason(reply))}},
+		Usage:   reply.Usage,
+	})
+}
+
+// writeStream sends the reply the way OpenAI streams: a role chunk, content
+// pieces, each tool call as a header chunk (id, name) followed by argument
+// pieces, a finish chunk, and a usage-only chunk when asked for.
+func (s *Server) writeStream(w http.ResponseWriter, id string, req *Request, reply *Reply) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	created := time.Now().Unix()
+	send := func(c completion) {
+		c.ID, c.Object, c.Created, c.Model = id, "chat.completion.chunk", created, req.Model
+		b, _ := json.Marshal(c)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	delta := func(d responseMessage) completion {
+		return completion{Choices: []choice{{Delta: &d}}}
+	}
+	send(delta(responseMessage{Role: "assistant"}))
+	for _, piece := range split(reply.Content, s.chunkSize) {
+		send(delta(responseMessage{Content: piece}))
+	}
+	for i, tc := range withType(reply.ToolCalls) {
+		head := ToolCall{Index: ptr(i), ID: tc.ID, Type: tc.Type, Function: FunctionCall{Name: tc.Function.Name}}
+		send(delta(responseMessage{ToolCalls: []ToolCall{head}}))
+		for _, piece := range split(tc.Function.Arguments, s.chunkSize) {
+			send(delta(responseMessage{ToolCalls: []ToolCall{{Index: ptr(i), Function: FunctionCall{Arguments: piece}}}}))
+		}
+	}
+	send(completion{Choices: []choice{{Delta: &responseMessage{}, FinishReason: ptr(finishReason(reply))}}})
+	if req.IncludeUsage && reply.Usage != nil {
+		send(completion{Choices: []choice{}, Usage: reply.Usage})
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush()
+	}
+}
+
+func finishReason(r *Reply) string {
+	switch {
+	case r.FinishReason != "":
+		return r.FinishReason
+	case len(r.ToolCalls) > 0:
+		return "tool_calls"
+	default:
+		return "stop"
+	}
+}
+
+func withType(calls []ToolCall) []ToolCall {
+	out := make([]ToolCall, len(calls))
+	for i, tc := range calls {
+		if tc.Type == "" {
+			tc.Type = "function"
+		}
+		out[i] = tc
+	}
+	return out
+}
+
+// split cuts s into pieces of at most n bytes without breaking UTF-8
+// sequences, since each piece travels as a JSON string.
+func split(s string, n int) []string {
+	var out []string
+	for len(s) > 0 {
+		end := min(n, len(s))
+		for end < len(s) && end > 0 && !utf8Start(s[end]) {
+			end++
+		}
+		out = append(out, s[:end])
+		s = s[end:]
+	}
+	return out
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func ptr[T any](v T) *T { return &v }
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	var e apiError
+	e.Error.Message = msg
+	e.Error.Type = "invalid_request_error"
+	if status >= 500 {
+		e.Error.Type = "server_error"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(e)
+}
