@@ -1,0 +1,148 @@
+package compaction
+
+import (
+	"context"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+func userParts(parts ...schema.MessageInputPart) *schema.Message {
+	return &schema.Message{Role: schema.User, UserInputMultiContent: parts}
+}
+
+// TestApproximateCounter ports §C.6. Expected values are arithmetic on the
+// rendered lengths written next to them.
+func TestApproximateCounter(t *testing.T) {
+	t.Parallel()
+	img := imagePart("image/png", nil)
+	file := filePart("report.pdf", "application/pdf", nil)
+	searchTool := &schema.ToolInfo{Name: "search", Desc: "Search the web.", ParamsOneOf: schema.NewParamsOneOfByParams(
+		map[string]*schema.ParameterInfo{"query": {Type: schema.String, Required: true}})}
+	toolsLen := runeLen(RenderTools([]*schema.ToolInfo{searchTool}))
+	tests := []struct {
+		name  string
+		cfg   *ApproximateConfig
+		msgs  []*schema.Message
+		tools []*schema.ToolInfo
+		want  int
+	}{
+		{"empty", nil, nil, nil, 0},
+		{"400 x", nil, []*schema.Message{user(rep("x", 400))}, nil, 407 / 4},
+		{"ratio 2", &ApproximateConfig{CharsPerToken: 2}, []*schema.Message{user(rep("x", 400))}, nil, 407 / 2},
+		{"image", nil, []*schema.Message{userParts(img)}, nil, len("[user] <image>")/4 + 85},
+		{"file", nil, []*schema.Message{userParts(file)}, nil, len("[user] <file: report.pdf>")/4 + 1000},
+		{"two images and a file", nil, []*schema.Message{userParts(img, img, file)}, nil, (14+1+14+1+25)/4 + 2*85 + 1000},
+		{"image inside a tool result", nil, []*schema.Message{{Role: schema.Tool, ToolName: "search", UserInputMultiContent: []schema.MessageInputPart{textPart("shot:"), img}}}, nil, len("[tool:search] shot:<image>")/4 + 85},
+		{"custom image price", &ApproximateConfig{TokensPerImage: 500}, []*schema.Message{userParts(img)}, nil, 3 + 500},
+		{"short text is not zero", nil, []*schema.Message{user("hi")}, nil, 2},
+		{"schemas add tokens", nil, []*schema.Message{user("hi")}, []*schema.ToolInfo{searchTool}, (9 + toolsLen) / 4},
+		{"tools alone", nil, nil, []*schema.ToolInfo{searchTool}, toolsLen / 4},
+		{"code points not bytes", nil, []*schema.Message{user(rep("é", 400))}, nil, 407 / 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := NewApproximateTokenCounter(tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Count(context.Background(), tc.msgs, tc.tools)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("Count = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestApproximateConfigValidation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cfg  ApproximateConfig
+		want string
+	}{
+		{ApproximateConfig{CharsPerToken: -1}, "CharsPerToken must be greater than 0, got -1"},
+		{ApproximateConfig{TokensPerImage: -5}, "TokensPerImage must be at least 0, got -5"},
+		{ApproximateConfig{TokensPerFile: -1}, "TokensPerFile must be at least 0, got -1"},
+	}
+	for _, tc := range tests {
+		_, err := NewApproximateTokenCounter(&tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+	c, err := NewApproximateTokenCounter(&ApproximateConfig{})
+	if err != nil || c.CharsPerToken() != 4 {
+		t.Errorf("zero config should take defaults: %v %v", c, err)
+	}
+}
+
+// TestAdditiveMatchesCount checks the AdditiveCounter contract on random
+// conversations: summing per-message costs gives exactly Count.
+func TestAdditiveMatchesCount(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, ratio := range []float64{1, 3.3, 4} {
+		c, _ := NewApproximateTokenCounter(&ApproximateConfig{CharsPerToken: ratio})
+		for range 200 {
+			msgs := randomMessages(r, r.IntN(12))
+			var sum Cost
+			for _, m := range msgs {
+				sum = sum.Add(c.MessageCost(m))
+			}
+			want, _ := c.Count(context.Background(), msgs, nil)
+			if got := c.Tokens(sum, len(msgs)); got != want {
+				t.Fatalf("ratio %v: Tokens(sum)=%d, Count=%d for %q", ratio, got, want, Render(msgs, RenderOptions{}))
+			}
+		}
+	}
+}
+
+func randomMessages(r *rand.Rand, n int) []*schema.Message {
+	words := []string{"ok", "naïve", "日本語", "x", "path/to/file.go", "\n", "  "}
+	text := func() string {
+		var b strings.Builder
+		for range r.IntN(20) {
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		return b.String()
+	}
+	out := make([]*schema.Message, 0, n)
+	for i := range n {
+		switch r.IntN(5) {
+		case 0:
+			out = append(out, user(text()))
+		case 1:
+			out = append(out, asst(text()))
+		case 2:
+			out = append(out, call("c"+text()))
+		case 3:
+			out = append(out, result("c", text()))
+		default:
+			out = append(out, userParts(textPart(text()), imagePart("image/png", map[string]any{"i": i})))
+		}
+	}
+	return out
+}
+
+func TestCounterDoesNotMutate(t *testing.T) {
+	t.Parallel()
+	msgs := append(fresh(), userParts(textPart("x"), imagePart("image/png", map[string]any{"k": 1})))
+	before := cloneAll(msgs)
+	tools := []*schema.ToolInfo{fetchTool()}
+	if _, err := DefaultCounter().Count(context.Background(), msgs, tools); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(msgs, before) {
+		t.Fatal("Count mutated its input")
+	}
+	if !reflect.DeepEqual(tools, []*schema.ToolInfo{fetchTool()}) {
+		t.Fatal("Count mutated the tools")
+	}
+}
