@@ -1,0 +1,160 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+)
+
+// Agent is a tool-using chat agent that runs hooks at every hook point. It is
+// safe for concurrent use: each run has its own state.
+type Agent struct {
+	cfg       Config
+	toolInfos []*schema.ToolInfo
+	runnable  compose.Runnable[[]*schema.Message, *Result]
+
+	warmMu sync.Mutex
+	warm   bool
+}
+
+// New builds an agent from cfg. It reads the tools' schemas and binds them to
+// the model once, here, so runs do not repeat that work.
+func New(ctx context.Context, cfg *Config) (*Agent, error) {
+	c, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	infos, err := toolInfos(ctx, c.Tools)
+	if err != nil {
+		return nil, err
+	}
+	var chat model.BaseChatModel = c.Model
+	if len(infos) > 0 {
+		if chat, err = c.Model.WithTools(infos); err != nil {
+			return nil, fmt.Errorf("agent: bind tools to Model: %w", err)
+		}
+	}
+	tools, err := compose.NewToolNode(ctx, &compose.ToolsNodeConfig{Tools: c.Tools})
+	if err != nil {
+		return nil, fmt.Errorf("agent: build tools node: %w", err)
+	}
+	a := &Agent{cfg: c, toolInfos: infos}
+	if a.runnable, err = a.buildGraph(ctx, chat, tools); err != nil {
+		return nil, fmt.Errorf("agent: build graph: %w", err)
+	}
+	return a, nil
+}
+
+// WarmUp warms up the registry's hooks (see hooks.Registry.WarmUp). Run and
+// Stream call it on first use; call it yourself to pay the cost at startup.
+// After a success it does nothing; after a failure the next call retries.
+func (a *Agent) WarmUp(ctx context.Context) error {
+	a.warmMu.Lock()
+	defer a.warmMu.Unlock()
+	if a.warm {
+		return nil
+	}
+	if err := a.cfg.Hooks.WarmUp(ctx); err != nil {
+		return fmt.Errorf("agent: warm up: %w", err)
+	}
+	a.warm = true
+	return nil
+}
+
+// Run runs the agent on messages (usually a carried-over conversation plus
+// a new user message) until it answers, a hook stops it, or MaxSteps runs
+// out. messages are not modified.
+//
+// Any hook error aborts the run and is returned wrapped (errors.Is finds it);
+// so are model and tool errors. A cancelled ctx always yields an error
+// wrapping ctx.Err().
+func (a *Agent) Run(ctx context.Context, messages []*schema.Message) (*Result, error) {
+	if err := a.WarmUp(ctx); err != nil {
+		return nil, wrapRunErr(ctx, err)
+	}
+	res, err := a.runnable.Invoke(ctx, messages)
+	if err != nil {
+		return nil, wrapRunErr(ctx, err)
+	}
+	return res, nil
+}
+
+// Stream runs the agent like Run, streaming the model's replies chunk by
+// chunk (EventMessageChunk) and the tool results (EventToolResult) as they
+// come, and ending with one EventDone carrying the Result. A failed run ends
+// the stream with its error instead. Closing the reader early cancels the run.
+func (a *Agent) Stream(ctx context.Context, messages []*schema.Message) (*schema.StreamReader[*Event], error) {
+	if err := a.WarmUp(ctx); err != nil {
+		return nil, wrapRunErr(ctx, err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	sr, sw := schema.Pipe[*Event](16)
+	sink := func(ev *Event) error {
+		if closed := sw.Send(ev, nil); closed {
+			cancel()
+			return errStreamClosed
+		}
+		return nil
+	}
+	go func() {
+		defer cancel()
+		defer sw.Close()
+		res, err := a.stream(withSink(runCtx, sink), messages)
+		if err != nil {
+			sw.Send(nil, wrapRunErr(ctx, err))
+			return
+		}
+		sw.Send(&Event{Kind: EventDone, Step: res.StepCount, Result: res}, nil)
+	}()
+	return sr, nil
+}
+
+var errStreamClosed = errors.New("agent: stream closed by the reader")
+
+// stream runs the graph in Eino's streaming mode, so the model node streams,
+// and waits for the Result.
+func (a *Agent) stream(ctx context.Context, messages []*schema.Message) (res *Result, err error) {
+	defer func() {
+		// Eino turns node panics into errors; this guards the glue here, so a
+		// bug cannot take down a server that streams many runs.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("agent: panic in streamed run: %v", p)
+		}
+	}()
+	out, err := a.runnable.Stream(ctx, messages)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close()
+	for {
+		r, err := out.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			res = r
+		}
+	}
+	if res == nil {
+		return nil, errors.New("agent: the run produced no result")
+	}
+	return res, nil
+}
+
+// wrapRunErr prefixes err and makes sure a cancelled or expired ctx is
+// reported as such even when the failing component did not wrap it.
+func wrapRunErr(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("agent: %w: %w", cerr, err)
+	}
+	return fmt.Errorf("agent: %w", err)
+}
