@@ -1,0 +1,302 @@
+// Package failover makes a summarizer that does not give up: a
+// model.BaseChatModel that retries each of an ordered list of chat models with
+// exponential backoff and jitter, then falls over to the next.
+//
+// A typical chain is the production summarizer, then a cheaper model, then the
+// offline extractive summarizer (package summarizer/extractive), which cannot
+// fail, so compaction always has a summary to apply. Every attempt is recorded
+// on the reply (see Attempts) and reported through Config.OnAttempt.
+package failover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/cloudwego/eino/components"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+)
+
+// Candidate is one model of the chain.
+type Candidate struct {
+	// Name identifies the model in attempts and logs. Default: the model's
+	// Eino component type, else its Go type.
+	Name string
+	// Model answers the summarization prompt. Required.
+	Model model.BaseChatModel
+}
+
+// Config configures a Model.
+type Config struct {
+	// Candidates are tried in order. At least one is required.
+	Candidates []Candidate
+	// Retries is how many times a failing candidate is retried before the
+	// next one is tried. Default 0 (one attempt each); must be >= 0.
+	Retries int
+	// BaseDelay is the wait before the first retry; it doubles with every
+	// retry of the same candidate. Default 200ms.
+	BaseDelay time.Duration
+	// MaxDelay caps the wait between retries. Default 5s.
+	MaxDelay time.Duration
+	// Jitter spreads each wait uniformly by ± this fraction so that many
+	// agents retrying at once do not hit a provider together. 0 means the
+	// default 0.2; a negative value turns jitter off; must be <= 1.
+	Jitter float64
+	// AttemptTimeout bounds each attempt; 0 means only ctx bounds it.
+	AttemptTimeout time.Duration
+	// OnAttempt, when set, is called synchronously after every attempt.
+	OnAttempt func(ctx context.Context, a Attempt)
+	// Logger receives a warning per failed attempt. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Attempt is the record of one call to one candidate.
+type Attempt struct {
+	Model   string        // the candidate's Name
+	Try     int           // 1 for the first call to this candidate
+	Latency time.Duration // how long the call took
+	Err     string        // "" on success
+}
+
+// AttemptsKey is the schema.Message.Extra key under which the reply records
+// its attempts, as a []Attempt.
+const AttemptsKey = "summarizer_attempts"
+
+// Model is a model.BaseChatModel over a failover chain. It is safe for
+// concurrent use when its candidates are.
+type Model struct {
+	cfg Config
+	log *slog.Logger
+}
+
+var _ model.BaseChatModel = (*Model)(nil)
+
+// ErrAllFailed is wrapped by the error returned when every attempt failed.
+var ErrAllFailed = errors.New("failover: every summarizer attempt failed")
+
+// New validates cfg and returns the chain.
+func New(cfg *Config) (*Model, error) {
+	if cfg == nil {
+		return nil, errors.New("failover: nil Config")
+	}
+	c := *cfg
+	if len(c.Candidates) == 0 {
+		return nil, errors.New("failover: Config.Candidates needs at least one model")
+	}
+	c.Candidates = append([]Candidate(nil), c.Candidates...)
+	for i, cand := range c.Candidates {
+		if cand.Model == nil {
+			return nil, fmt.Errorf("failover: Config.Candidates[%d].Model is nil", i)
+		}
+		if cand.Name == "" {
+			c.Candidates[i].Name = nameOf(cand.Model)
+		}
+	}
+	switch {
+	case c.Retries < 0:
+		return nil, fmt.Errorf("failover: Config.Retries must be >= 0, got %d", c.Retries)
+	case c.BaseDelay < 0:
+		return nil, fmt.Errorf("failover: Config.BaseDelay must be >= 0, got %v", c.BaseDelay)
+	case c.MaxDelay < 0:
+		return nil, fmt.Errorf("failover: Config.MaxDelay must be >= 0, got %v", c.MaxDelay)
+	case c.Jitter > 1 || c.Jitter != c.Jitter:
+		return nil, fmt.Errorf("failover: Config.Jitter must be at most 1, got %v", c.Jitter)
+	case c.AttemptTimeout < 0:
+		return nil, fmt.Errorf("failover: Config.AttemptTimeout must be >= 0, got %v", c.AttemptTimeout)
+	}
+	if c.BaseDelay == 0 {
+		c.BaseDelay = 200 * time.Millisecond
+	}
+	if c.MaxDelay == 0 {
+		c.MaxDelay = 5 * time.Second
+	}
+	switch {
+	case c.Jitter == 0:
+		c.Jitter = 0.2
+	case c.Jitter < 0:
+		c.Jitter = 0
+	}
+	log := c.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Model{cfg: c, log: log}, nil
+}
+
+func nameOf(m model.BaseChatModel) string {
+	if t, ok := components.GetType(m); ok && t != "" {
+		return t
+	}
+	return fmt.Sprintf("%T", m)
+}
+
+// Generate tries the candidates in order, each up to 1+Retries times, and
+// returns the first reply with usable text. A reply with no text counts as a
+// failure, so an empty answer falls over too. The reply is a copy with the
+// attempts recorded under Extra[AttemptsKey]. A cancelled ctx stops the
+// chain at once with an error wrapping ctx.Err().
+func (m *Model) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	var attempts []Attempt
+	var errs []error
+	for _, cand := range m.cfg.Candidates {
+		for try := 1; try <= m.cfg.Retries+1; try++ {
+			if try > 1 {
+				if err := sleep(ctx, m.backoff(try-1)); err != nil {
+					return nil, fmt.Errorf("failover: waiting to retry %s: %w", cand.Name, err)
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("failover: %w", err)
+			}
+			reply, a, err := m.attempt(ctx, cand, try, input, opts)
+			attempts = append(attempts, a)
+			if m.cfg.OnAttempt != nil {
+				m.cfg.OnAttempt(ctx, a)
+			}
+			if err == nil {
+				out := *reply
+				out.Extra = make(map[string]any, len(reply.Extra)+1)
+				for k, v := range reply.Extra {
+					out.Extra[k] = v
+				}
+				out.Extra[AttemptsKey] = attempts
+				return &out, nil
+			}
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return nil, fmt.Errorf("failover: %s: %w", cand.Name, errors.Join(ctxErr, err))
+			}
+			errs = append(errs, fmt.Errorf("%s try %d: %w", cand.Name, try, err))
+			m.log.WarnContext(ctx, "summarizer attempt failed", "model", cand.Name, "try", try, "error", err.Error())
+		}
+	}
+	return nil, fmt.Errorf("%w (%d attempts): %w", ErrAllFailed, len(attempts), errors.Join(errs...))
+}
+
+// attempt makes one call, turning panics and empty replies into errors.
+func (m *Model) attempt(ctx context.Context, cand Candidate, try int, input []*schema.Message, opts []model.Option) (reply *schema.Message, a Attempt, err error) {
+	a = Attempt{Model: cand.Name, Try: try}
+	callCtx := ctx
+	if m.cfg.AttemptTimeout > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, m.cfg.AttemptTimeout)
+		defer cancel()
+	}
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+		a.Latency = time.Since(start)
+		if err != nil {
+			a.Err = err.Error()
+		}
+	}()
+	reply, err = cand.Model.Generate(callCtx, input, opts...)
+	if err == nil && !hasText(reply) {
+		err = errors.New("reply has no text")
+	}
+	return reply, a, err
+}
+
+func hasText(m *schema.Message) bool {
+	if m == nil {
+		return false
+	}
+	if len(trimmed(m.Content)) > 0 {
+		return true
+	}
+	for _, p := range m.AssistantGenMultiContent {
+		if p.Type == schema.ChatMessagePartTypeText && len(trimmed(p.Text)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func trimmed(s string) string {
+	i, j := 0, len(s)
+	for i < j && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r') {
+		i++
+	}
+	for j > i && (s[j-1] == ' ' || s[j-1] == '\n' || s[j-1] == '\t' || s[j-1] == '\r') {
+		j--
+	}
+	return s[i:j]
+}
+
+// backoff is BaseDelay·2^(retry-1), capped at MaxDelay, spread by ±Jitter.
+func (m *Model) backoff(retry int) time.Duration {
+	d := m.cfg.BaseDelay << min(retry-1, 30)
+	if d <= 0 || d > m.cfg.MaxDelay {
+		d = m.cfg.MaxDelay
+	}
+	if m.cfg.Jitter > 0 {
+		f := 1 + m.cfg.Jitter*(2*rand.Float64()-1)
+		d = time.Duration(float64(d) * f)
+	}
+	return d
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Stream runs Generate and returns its reply as a one-chunk stream: a
+// summary is only useful whole, and retrying a half-read stream is unsound.
+func (m *Model) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	msg, err := m.Generate(ctx, input, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return schema.StreamReaderFromArray([]*schema.Message{msg}), nil
+}
+
+// WarmUp warms every candidate that has a WarmUp(ctx) error method,
+// stopping at the first error.
+func (m *Model) WarmUp(ctx context.Context) error {
+	for _, c := range m.cfg.Candidates {
+		if w, ok := c.Model.(interface{ WarmUp(context.Context) error }); ok {
+			if err := w.WarmUp(ctx); err != nil {
+				return fmt.Errorf("failover: warm up %s: %w", c.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Close closes every candidate that has a Close(ctx) error method and joins
+// the errors.
+func (m *Model) Close(ctx context.Context) error {
+	var errs []error
+	for _, c := range m.cfg.Candidates {
+		if cl, ok := c.Model.(interface{ Close(context.Context) error }); ok {
+			if err := cl.Close(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("failover: close %s: %w", c.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// GetType names the component for Eino callbacks.
+func (m *Model) GetType() string { return "FailoverChatModel" }
+
+// Attempts returns the attempts recorded on a reply made by Model, or nil.
+func Attempts(msg *schema.Message) []Attempt {
+	if msg == nil || msg.Extra == nil {
+		return nil
+	}
+	a, _ := msg.Extra[AttemptsKey].([]Attempt)
+	return a
+}
