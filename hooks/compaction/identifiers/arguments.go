@@ -1,0 +1,115 @@
+package identifiers
+
+import (
+	"strings"
+	"unicode"
+)
+
+// DefaultArgumentKeys are the argument names Arguments looks for by default:
+// path, file, filename, dir, url, uri, id, query, command and cmd.
+func DefaultArgumentKeys() []string {
+	return []string{"path", "file", "filename", "dir", "url", "uri", "id", "query", "command", "cmd"}
+}
+
+// Arguments finds the values of JSON members whose key is named like one of
+// keys: equal to it ignoring case, or ending in it after "_", "-" or a
+// camel-case hump ("file_path", "userId", "targetURL"). String values (1 to
+// 300 bytes, on one line, escapes kept as written) and numbers are reported.
+// With no keys it finds nothing.
+func Arguments(keys ...string) Extractor {
+	names := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if k != "" {
+			names = append(names, strings.ToLower(k))
+		}
+	}
+	return ExtractorFunc(func(text string) []Match { return findArguments(text, names) })
+}
+
+const maxArgument = 300
+
+func findArguments(text string, names []string) []Match {
+	if len(names) == 0 {
+		return nil
+	}
+	var out []Match
+	eachLine(text, func(line string, off int) {
+		for from := 0; ; {
+			i := strings.IndexByte(line[from:], '"')
+			if i < 0 {
+				return
+			}
+			open := from + i
+			end := closingQuote(line, open)
+			if end < 0 {
+				return
+			}
+			from = end + 1
+			key := line[open+1 : end]
+			v := skipBlanks(line, end+1)
+			if v >= len(line) || line[v] != ':' {
+				continue
+			}
+			v = skipBlanks(line, v+1)
+			value, start := argumentValue(line, v)
+			if value == "" || !keyMatches(key, names) {
+				continue
+			}
+			out = append(out, Match{Kind: KindArgument, Value: value, Start: off + start})
+			if line[v] == '"' {
+				from = start + len(value) + 1
+			}
+		}
+	})
+	return out
+}
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// argumentValue reads a JSON string or number at line[v:], returning it as
+// written (a string without its quotes) and where it starts.
+func argumentValue(line string, v int) (string, int) {
+	if v >= len(line) {
+		return "", v
+	}
+	if line[v] == '"' {
+		end := closingQuote(line, v)
+		if end < 0 || end-v-1 > maxArgument {
+			return "", v
+		}
+		return line[v+1 : end], v + 1
+	}
+	e := v
+	if e < len(line) && line[e] == '-' {
+		e++
+	}
+	for e < len(line) && (isDigit(line[e]) || line[e] == '.') {
+		e++
+	}
+	if e == v || !isDigit(line[e-1]) {
+		return "", v
+	}
+	return line[v:e], v
+}
+
+func keyMatches(key string, names []string) bool {
+	low := strings.ToLower(key)
+	for _, n := range names {
+		if low == n {
+			return true
+		}
+		if len(low) <= len(n) || !strings.HasSuffix(low, n) {
+			continue
+		}
+		cut := len(key) - len(n)
+		if sep := key[cut-1]; sep == '_' || sep == '-' || unicode.IsUpper(rune(key[cut])) && !unicode.IsUpper(rune(key[cut-1])) {
+			return true
+		}
+	}
+	return false
+}

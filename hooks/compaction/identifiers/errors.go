@@ -1,0 +1,131 @@
+package identifiers
+
+import "strings"
+
+// QuotedErrors finds quoted strings ("...", '...' or `...`, on one line, 4 to
+// 300 bytes) that read like an error message: they contain a blank or a colon
+// (so a lone JSON key such as "error" is not one) and one of the words in
+// errorWords, in any case. The Value is the text between the quotes, escapes
+// kept as written. A single quote opens only after a non-word character and
+// closes only before one, so apostrophes do not pair up.
+func QuotedErrors() Extractor { return ExtractorFunc(findQuotedErrors) }
+
+// ErrorLines finds lines that state an error: after an optional transcript
+// header ("[tool:NAME id=ID] "), blanks and dashes, the line starts with a
+// word ending in "Error" or "Exception" ("TypeError", "java.io.IOException"),
+// or with error, ERROR, Fatal, fatal, FATAL, panic, FAIL or Traceback, and
+// has more after it. The Value is the rest of the line (up to 300 bytes; a
+// longer line is skipped rather than cut).
+func ErrorLines() Extractor { return ExtractorFunc(findErrorLines) }
+
+var errorWords = []string{
+	"error", "fail", "exception", "panic", "denied", "not found", "no such", "invalid", "refused",
+	"timeout", "timed out", "cannot", "unable", "fatal", "traceback",
+}
+
+const (
+	minQuoted = 4
+	maxQuoted = 300
+)
+
+func findQuotedErrors(text string) []Match {
+	var out []Match
+	eachLine(text, func(line string, off int) {
+		if !strings.ContainsAny(line, "\"'`") {
+			return
+		}
+		i := 0
+		for i < len(line) {
+			q := line[i]
+			if q != '"' && q != '\'' && q != '`' || q == '\'' && i > 0 && isWordByte(line[i-1]) {
+				i++
+				continue
+			}
+			j := closingQuote(line, i)
+			if j < 0 {
+				i++
+				continue
+			}
+			if s := line[i+1 : j]; isErrorText(s) {
+				out = append(out, Match{Kind: KindError, Value: s, Start: off + i + 1})
+			}
+			i = j + 1
+		}
+	})
+	return out
+}
+
+// closingQuote returns the index of the quote closing the one at open, or -1.
+func closingQuote(line string, open int) int {
+	q := line[open]
+	for j := open + 1; j < len(line); j++ {
+		switch c := line[j]; {
+		case c == '\\' && q == '"':
+			j++
+		case c == q:
+			if q == '\'' && j+1 < len(line) && isWordByte(line[j+1]) {
+				continue
+			}
+			return j
+		}
+	}
+	return -1
+}
+
+func isErrorText(s string) bool {
+	if len(s) < minQuoted || len(s) > maxQuoted || !strings.ContainsAny(s, " :") {
+		return false
+	}
+	low := strings.ToLower(s)
+	for _, w := range errorWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var errorLineWords = []string{"error", "ERROR", "Fatal", "fatal", "FATAL", "panic", "FAIL", "Traceback"}
+
+func findErrorLines(text string) []Match {
+	var out []Match
+	eachLine(text, func(line string, off int) {
+		start := 0
+		if strings.HasPrefix(line, "[") {
+			if k := strings.Index(line, "] "); k > 0 {
+				start = k + 2
+			}
+		}
+		for start < len(line) && (line[start] == ' ' || line[start] == '\t' || line[start] == '-') {
+			start++
+		}
+		rest := strings.TrimRight(line[start:], " \t\r")
+		if len(rest) > maxQuoted || !startsWithErrorWord(rest) {
+			return
+		}
+		out = append(out, Match{Kind: KindError, Value: rest, Start: off + start})
+	})
+	return out
+}
+
+// startsWithErrorWord checks the first word (letters, digits, "_" and ".")
+// and that something follows it.
+func startsWithErrorWord(s string) bool {
+	n := 0
+	for n < len(s) && (isWordByte(s[n]) || s[n] == '.') {
+		n++
+	}
+	if n == 0 || n >= len(s)-1 {
+		return false
+	}
+	w := s[:n]
+	if strings.HasSuffix(w, "Error") || strings.HasSuffix(w, "Exception") {
+		return true
+	}
+	for _, e := range errorLineWords {
+		if w == e {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,112 @@
+package identifiers
+
+// UUIDs finds UUIDs in the 8-4-4-4-12 hex form, either case, also when glued
+// to other words by hyphens ("req-<uuid>").
+func UUIDs() Extractor {
+	return ExtractorFunc(func(text string) []Match { return scanHex(text, true, false) })
+}
+
+// Hashes finds hex strings of 7 to 128 characters that stand alone as a word
+// (letters, digits and "_" around them end it) and hold at least one digit and
+// one letter, so plain numbers and words such as "defaced" are not hashes.
+// Runs that are part of a UUID are left to UUIDs.
+func Hashes() Extractor {
+	return ExtractorFunc(func(text string) []Match { return scanHex(text, false, true) })
+}
+
+const (
+	minHashLen = 7
+	maxHashLen = 128
+)
+
+var uuidGroups = [5]int{8, 4, 4, 4, 12}
+
+// scanHex walks maximal runs of word characters and hyphens once, reporting
+// UUIDs and/or hashes found in them.
+func scanHex(text string, uuids, hashes bool) []Match {
+	var out []Match
+	i := 0
+	for i < len(text) {
+		if !isWordByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && (isWordByte(text[j]) || text[j] == '-') {
+			j++
+		}
+		out = scanRun(text, i, j, uuids, hashes, out)
+		i = j
+	}
+	return out
+}
+
+func isWordByte(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
+
+// scanRun splits text[start:end] at hyphens into groups. Five consecutive
+// hex groups of lengths 8-4-4-4-12 make a UUID; any other hex group (a
+// word-bounded piece, underscores being part of words) may be a hash.
+func scanRun(text string, start, end int, uuids, hashes bool, out []Match) []Match {
+	var groups [][2]int
+	g := start
+	for k := start; k <= end; k++ {
+		if k == end || text[k] == '-' {
+			groups = append(groups, [2]int{g, k})
+			g = k + 1
+		}
+	}
+	inUUID := make([]bool, len(groups))
+	for k := 0; k+5 <= len(groups); k++ {
+		ok := true
+		for n := range 5 {
+			gr := groups[k+n]
+			if gr[1]-gr[0] != uuidGroups[n] || !allHex(text[gr[0]:gr[1]]) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		for n := range 5 {
+			inUUID[k+n] = true
+		}
+		if uuids {
+			out = append(out, Match{Kind: KindUUID, Value: text[groups[k][0]:groups[k+4][1]], Start: groups[k][0]})
+		}
+		k += 4
+	}
+	if !hashes {
+		return out
+	}
+	for k, gr := range groups {
+		s := text[gr[0]:gr[1]]
+		if inUUID[k] || len(s) < minHashLen || len(s) > maxHashLen || !allHex(s) || !hasDigitAndLetter(s) {
+			continue
+		}
+		out = append(out, Match{Kind: KindHash, Value: s, Start: gr[0]})
+	}
+	return out
+}
+
+func allHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isDigit(c) && (c|0x20 < 'a' || c|0x20 > 'f') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func hasDigitAndLetter(s string) bool {
+	var d, l bool
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			d = true
+		} else {
+			l = true
+		}
+	}
+	return d && l
+}

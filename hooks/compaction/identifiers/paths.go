@@ -1,0 +1,156 @@
+package identifiers
+
+import "strings"
+
+// Paths finds file-system paths:
+//
+//   - absolute, home or explicitly relative: "/etc/hosts", "~/x", "./a", "../b";
+//   - Windows: "C:\dir\file" or "C:/dir";
+//   - relative with a slash whose last part has an extension: "hooks/render.go";
+//   - bare file names with a well-known extension: "go.mod", "main.py".
+//
+// Candidates are the text's tokens, cut at whitespace, quotes, brackets and
+// "=,;|"; a ":" splits a token too ("a.go:42" gives "a.go"), except after a
+// drive letter. Trailing ".,!?" are dropped. Tokens containing "://" are URLs,
+// not paths. A relative path without extension ("and/or") is not reported.
+func Paths() Extractor { return ExtractorFunc(findPaths) }
+
+func findPaths(text string) []Match {
+	var out []Match
+	i := 0
+	for i < len(text) {
+		if isPathStop(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && !isPathStop(text[j]) {
+			j++
+		}
+		out = pathsInToken(text, i, j, out)
+		i = j
+	}
+	return out
+}
+
+func isPathStop(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', '\v', '"', '\'', '`', '(', ')', '[', ']', '{', '}', '<', '>', '=', ',', ';', '|':
+		return true
+	}
+	return false
+}
+
+func pathsInToken(text string, start, end int, out []Match) []Match {
+	tok := text[start:end]
+	if strings.Contains(tok, "://") || (!strings.ContainsAny(tok, "/\\.")) {
+		return out
+	}
+	k := start
+	for k < end {
+		stop := k
+		if isDrive(text[k:end]) {
+			stop = k + 2
+		}
+		for stop < end && text[stop] != ':' {
+			stop++
+		}
+		if p := trimPathTail(text[k:stop]); isPath(p) {
+			out = append(out, Match{Kind: KindPath, Value: p, Start: k})
+		}
+		k = stop + 1
+	}
+	return out
+}
+
+func isDrive(s string) bool {
+	return len(s) >= 4 && isLetter(s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/')
+}
+
+func trimPathTail(s string) string {
+	return strings.TrimRight(s, ".!?*")
+}
+
+func isPath(p string) bool {
+	if p == "" || !pathChars(p) {
+		return false
+	}
+	if isDrive(p) {
+		return true
+	}
+	slash := strings.IndexByte(p, '/')
+	if slash < 0 {
+		return knownExtension(p)
+	}
+	for _, prefix := range []string{"/", "~/", "./", "../"} {
+		if strings.HasPrefix(p, prefix) {
+			rest := p[len(prefix):]
+			return !strings.HasPrefix(p, "//") && strings.Trim(rest, "/.") != ""
+		}
+	}
+	return hasExtension(p[strings.LastIndexByte(p, '/')+1:])
+}
+
+// pathChars accepts letters, digits, non-ASCII and ._-~+@%/\ and ":" after a
+// drive letter.
+func pathChars(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if isLetter(c) || isDigit(c) || c >= 0x80 {
+			continue
+		}
+		switch c {
+		case '.', '_', '-', '~', '+', '@', '%', '/', '\\':
+			continue
+		case ':':
+			if i == 1 {
+				continue
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// hasExtension reports a name "STEM.EXT" with a non-empty stem and an
+// extension of 1 to 10 letters and digits holding a letter.
+func hasExtension(name string) bool {
+	dot := strings.LastIndexByte(name, '.')
+	if dot <= 0 || dot == len(name)-1 || len(name)-dot-1 > 10 {
+		return false
+	}
+	ext := name[dot+1:]
+	letter := false
+	for i := 0; i < len(ext); i++ {
+		switch c := ext[i]; {
+		case isLetter(c):
+			letter = true
+		case isDigit(c):
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+// knownExtension is hasExtension restricted to extensions that are almost
+// always files, since a bare "a.b" is more often code ("fmt.Println") or a
+// host name than a file.
+func knownExtension(name string) bool {
+	if !hasExtension(name) || strings.HasPrefix(name, ".") {
+		return false
+	}
+	_, ok := fileExtensions[strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])]
+	return ok
+}
+
+var fileExtensions = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, e := range strings.Fields(`go mod sum py pyi ipynb js mjs cjs ts tsx jsx vue svelte rs java kt kts scala
+		c h cc cpp cxx hpp cs swift rb php pl lua r sh bash zsh fish ps1 bat md markdown rst txt json jsonl ndjson
+		yaml yml toml ini cfg conf xml html htm css scss less sql proto graphql csv tsv parquet lock gradle tf hcl
+		dockerfile png jpg jpeg gif svg webp pdf zip tgz gz bz2 xz tar whl jar war wasm exe dll so dylib patch diff`) {
+		m[e] = struct{}{}
+	}
+	return m
+}()
