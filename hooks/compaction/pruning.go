@@ -1,0 +1,214 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// StrategyToolResultPruning is the marker strategy of tool results replaced by
+// ToolResultPruningCompactor. Its marker also holds "original_tokens", the
+// counter's size of the result it replaced.
+const StrategyToolResultPruning = "tool_result_pruning"
+
+// DefaultPruningPlaceholder is the text a pruned tool result is replaced
+// with. {tool_name} becomes the name of the tool that produced it.
+const DefaultPruningPlaceholder = "[This tool result was cleared to save context. Call `{tool_name}` again if you need it.]"
+
+// DefaultSkipMetaKeys are the Extra keys that exempt a tool result from
+// pruning by default: a result already offloaded elsewhere is small and
+// points to its content, so replacing it would lose the pointer.
+var DefaultSkipMetaKeys = []string{"tool_result_offloaded"}
+
+// ToolResultPruningConfig configures a ToolResultPruningCompactor. A nil
+// config, or nil fields, take the defaults.
+type ToolResultPruningConfig struct {
+	// MinKeepSteps is how many of the newest steps that have tool results
+	// keep them untouched. Default 1; must be >= 1, since the newest results
+	// are what the model is about to read.
+	MinKeepSteps *int
+	// MinTokens: results of at most this many tokens are never pruned, as
+	// the placeholder would save little. Default 200; must be >= 0.
+	MinTokens *int
+	// Placeholder replaces a pruned result; every "{tool_name}" in it becomes
+	// the tool's name (plain replacement, other braces are left alone).
+	// "" means DefaultPruningPlaceholder.
+	Placeholder string
+	// SkipMetaKeys: a result whose Extra holds any of these keys is never
+	// pruned. Nil means DefaultSkipMetaKeys; an empty non-nil slice exempts
+	// nothing.
+	SkipMetaKeys []string
+}
+
+// ToolResultPruningCompactor replaces old, large tool results with a short
+// placeholder naming the tool, oldest first, until the conversation fits. It
+// keeps every message in place (so tool calls and results stay paired), keeps
+// ToolCallID and ToolName, and copies Extra adding the
+// StrategyToolResultPruning marker. Results of the newest MinKeepSteps steps,
+// results already marked by any compactor and results carrying a skip key are
+// left alone.
+//
+// It calls no model and keeps no per-run state; it is safe for concurrent use.
+type ToolResultPruningCompactor struct {
+	minKeep     int
+	minTokens   int
+	placeholder string
+	skipKeys    []string
+}
+
+var _ Compactor = (*ToolResultPruningCompactor)(nil)
+
+// NewToolResultPruningCompactor validates cfg and returns the compactor. A nil
+// cfg means all defaults. ctx is unused; it is there so every compactor is
+// built alike.
+func NewToolResultPruningCompactor(_ context.Context, cfg *ToolResultPruningConfig) (*ToolResultPruningCompactor, error) {
+	c := &ToolResultPruningCompactor{minKeep: 1, minTokens: 200, placeholder: DefaultPruningPlaceholder,
+		skipKeys: slices.Clone(DefaultSkipMetaKeys)}
+	if cfg == nil {
+		return c, nil
+	}
+	if cfg.MinKeepSteps != nil {
+		if *cfg.MinKeepSteps < 1 {
+			return nil, fmt.Errorf("compaction: ToolResultPruningConfig.MinKeepSteps must be at least 1, got %d", *cfg.MinKeepSteps)
+		}
+		c.minKeep = *cfg.MinKeepSteps
+	}
+	if cfg.MinTokens != nil {
+		if *cfg.MinTokens < 0 {
+			return nil, fmt.Errorf("compaction: ToolResultPruningConfig.MinTokens must be at least 0, got %d", *cfg.MinTokens)
+		}
+		c.minTokens = *cfg.MinTokens
+	}
+	if cfg.Placeholder != "" {
+		c.placeholder = cfg.Placeholder
+	}
+	if cfg.SkipMetaKeys != nil {
+		c.skipKeys = slices.Clone(cfg.SkipMetaKeys)
+	}
+	return c, nil
+}
+
+// MinKeepSteps reports how many of the newest steps with results are protected.
+func (c *ToolResultPruningCompactor) MinKeepSteps() int { return c.minKeep }
+
+// MinTokens reports the size at or below which results are never pruned.
+func (c *ToolResultPruningCompactor) MinTokens() int { return c.minTokens }
+
+// Placeholder reports the placeholder template.
+func (c *ToolResultPruningCompactor) Placeholder() string { return c.placeholder }
+
+// SkipMetaKeys reports a copy of the Extra keys that exempt a result.
+func (c *ToolResultPruningCompactor) SkipMetaKeys() []string { return slices.Clone(c.skipKeys) }
+
+// Compact implements Compactor. It returns (nil, nil) when the conversation
+// already fits or no result could be pruned with a saving. The size is
+// tracked as a running estimate (the count minus each saving) rather than
+// recounted, so the work is one count per message.
+func (c *ToolResultPruningCompactor) Compact(ctx context.Context, messages []*schema.Message, targetTokens int, counter TokenCounter) ([]*schema.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("compaction: tool result pruning: %w", err)
+	}
+	if counter == nil {
+		counter = DefaultCounter()
+	}
+	one := func(m *schema.Message) (int, error) {
+		n, err := counter.Count(ctx, []*schema.Message{m}, nil)
+		if err != nil {
+			return 0, fmt.Errorf("compaction: tool result pruning: counting: %w", err)
+		}
+		return n, nil
+	}
+	current, err := counter.Count(ctx, messages, nil)
+	if err != nil {
+		return nil, fmt.Errorf("compaction: tool result pruning: counting: %w", err)
+	}
+	if current <= targetTokens {
+		return nil, nil
+	}
+
+	protected := map[int]bool{}
+	withResults := 0
+	steps := swSteps(messages, 0)
+	for s := len(steps) - 1; s >= 0 && withResults < c.minKeep; s-- {
+		if len(steps[s]) < 2 {
+			continue // a step without results does not use up the quota
+		}
+		withResults++
+		for _, i := range steps[s][1:] {
+			protected[i] = true
+		}
+	}
+
+	var out []*schema.Message
+	for i, m := range messages {
+		if current <= targetTokens {
+			break
+		}
+		if !IsToolResult(m) || protected[i] || HasMarkerKey(m) || c.skipped(m) {
+			continue
+		}
+		orig, err := one(m)
+		if err != nil {
+			return nil, err
+		}
+		if orig <= c.minTokens {
+			continue
+		}
+		pruned := c.prune(m, messages[:i], orig)
+		after, err := one(pruned)
+		if err != nil {
+			return nil, err
+		}
+		if saved := orig - after; saved > 0 {
+			if out == nil {
+				out = slices.Clone(messages)
+			}
+			out[i] = pruned
+			current -= saved
+		}
+	}
+	return out, nil
+}
+
+func (c *ToolResultPruningCompactor) skipped(m *schema.Message) bool {
+	for _, k := range c.skipKeys {
+		if _, ok := m.Extra[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// prune builds the placeholder message for m. Name, ToolCallID and ToolName
+// are kept so the result still answers its call.
+func (c *ToolResultPruningCompactor) prune(m *schema.Message, before []*schema.Message, orig int) *schema.Message {
+	text := strings.ReplaceAll(c.placeholder, "{tool_name}", prToolName(m, before))
+	out := schema.ToolMessage(text, m.ToolCallID, schema.WithToolName(m.ToolName))
+	out.Name = m.Name
+	out.Extra = make(map[string]any, len(m.Extra)+1)
+	maps.Copy(out.Extra, m.Extra)
+	out.Extra[MetaKey] = NewMarker(StrategyToolResultPruning, 0, map[string]any{"original_tokens": orig})
+	return out
+}
+
+// prToolName is the tool's name as the result states it, else as the call it
+// answers states it, so the placeholder can always say what to call again.
+func prToolName(m *schema.Message, before []*schema.Message) string {
+	if m.ToolName != "" {
+		return m.ToolName
+	}
+	for i := len(before) - 1; i >= 0; i-- {
+		if b := before[i]; b != nil && b.Role == schema.Assistant {
+			for _, tc := range b.ToolCalls {
+				if tc.ID == m.ToolCallID && tc.Function.Name != "" {
+					return tc.Function.Name
+				}
+			}
+		}
+	}
+	return "the tool"
+}
