@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/cloudwego/eino/components/tool"
@@ -45,12 +46,42 @@ func newTestAgent(t *testing.T, cfg Config, script ...*openaitest.Reply) (*Agent
 		t.Fatal(err)
 	}
 	cfg.Model = cm
+	if cfg.Logger == nil {
+		cfg.Logger = quietLogger
+	}
 	a, err := New(context.Background(), &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a, srv
 }
+
+// newConversationalAgent answers every request the same way, whatever came
+// before: a lookup of the last user text, then "done" once a tool result is
+// last. Runs can be repeated and run concurrently.
+func newConversationalAgent(t *testing.T, cfg Config) (*Agent, *openaitest.Server) {
+	t.Helper()
+	srv := openaitest.Start(t, func(r *openaitest.Request) (*openaitest.Reply, error) {
+		last := r.Messages[len(r.Messages)-1]
+		if last.Role == "tool" {
+			return openaitest.Text("done"), nil
+		}
+		return openaitest.Call(call("c1", last.Content.Text)), nil
+	})
+	cm, err := srv.ChatModel(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Model, cfg.Logger = cm, quietLogger
+	a, err := New(context.Background(), &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, srv
+}
+
+// quietLogger keeps expected warnings (budget exhausted) out of test output.
+var quietLogger = slog.New(slog.DiscardHandler)
 
 func mustRegister(t *testing.T, r *hooks.Registry, p hooks.Point, h hooks.Hook) {
 	t.Helper()
