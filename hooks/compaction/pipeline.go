@@ -1,0 +1,106 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+// Pipeline is a Compactor that tries several compactors in order, each on the
+// previous one's output, and stops as soon as the conversation fits the
+// target. It lets one CompactionHook run a cheap pass first and an expensive
+// one only when needed, e.g. tool result pruning, then summarization.
+//
+// It returns (nil, nil) when no stage changed anything. A stage's error stops
+// the pipeline and is returned wrapped with the stage's position; the work of
+// earlier stages is then discarded, as the caller's messages never changed.
+// Pipeline implements hooks.WarmUpper and hooks.Closer by delegating to the
+// stages that implement them. It keeps no per-run state.
+type Pipeline struct {
+	stages []Compactor
+}
+
+var (
+	_ Compactor       = (*Pipeline)(nil)
+	_ hooks.WarmUpper = (*Pipeline)(nil)
+	_ hooks.Closer    = (*Pipeline)(nil)
+)
+
+// NewPipeline returns a pipeline of the given compactors, tried in order. It
+// needs at least one stage, and no nil stage.
+func NewPipeline(stages ...Compactor) (*Pipeline, error) {
+	if len(stages) == 0 {
+		return nil, fmt.Errorf("compaction: NewPipeline needs at least one compactor, got 0")
+	}
+	for i, s := range stages {
+		if s == nil {
+			return nil, fmt.Errorf("compaction: NewPipeline stage %d is nil", i)
+		}
+	}
+	return &Pipeline{stages: append([]Compactor(nil), stages...)}, nil
+}
+
+// Stages returns the pipeline's compactors in order.
+func (p *Pipeline) Stages() []Compactor { return append([]Compactor(nil), p.stages...) }
+
+// Compact implements Compactor.
+func (p *Pipeline) Compact(ctx context.Context, messages []*schema.Message, targetTokens int, counter TokenCounter) ([]*schema.Message, error) {
+	if counter == nil {
+		counter = DefaultCounter()
+	}
+	current, changed := messages, false
+	for i, stage := range p.stages {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("compaction: pipeline: %w", err)
+		}
+		size, err := counter.Count(ctx, current, nil)
+		if err != nil {
+			return nil, fmt.Errorf("compaction: pipeline: counting: %w", err)
+		}
+		if size <= targetTokens {
+			break
+		}
+		out, err := stage.Compact(ctx, current, targetTokens, counter)
+		if err != nil {
+			return nil, fmt.Errorf("compaction: pipeline stage %d (%T): %w", i, stage, err)
+		}
+		if out != nil {
+			current, changed = out, true
+		}
+	}
+	if !changed {
+		return nil, nil
+	}
+	return current, nil
+}
+
+// WarmUp warms every stage that implements hooks.WarmUpper, in order,
+// stopping at the first error.
+func (p *Pipeline) WarmUp(ctx context.Context) error {
+	for i, s := range p.stages {
+		if w, ok := s.(hooks.WarmUpper); ok {
+			if err := w.WarmUp(ctx); err != nil {
+				return fmt.Errorf("compaction: pipeline stage %d warm up: %w", i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Close closes every stage that implements hooks.Closer; all are attempted
+// and their errors joined.
+func (p *Pipeline) Close(ctx context.Context) error {
+	var errs []error
+	for i, s := range p.stages {
+		if c, ok := s.(hooks.Closer); ok {
+			if err := c.Close(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("compaction: pipeline stage %d close: %w", i, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
