@@ -1,0 +1,219 @@
+package compactfx
+
+import "time"
+
+// Config is everything Module needs. Start from DefaultConfig (Load and Parse
+// do): a key missing from the YAML keeps its default, while a key present
+// with a zero value means zero and is validated as such, so a typo'd or
+// emptied setting fails loudly instead of silently taking a default.
+type Config struct {
+	// Model is the agent's own chat model. Environment: OPENAI_BASE_URL,
+	// OPENAI_API_KEY, OPENAI_MODEL.
+	Model ModelConfig `yaml:"model"`
+	// Summarizer is the chat model that writes compaction summaries.
+	// Environment: SUMMARIZER_BASE_URL, SUMMARIZER_API_KEY, SUMMARIZER_MODEL.
+	Summarizer SummarizerConfig `yaml:"summarizer"`
+	// Compaction decides when and how the conversation is compacted.
+	Compaction CompactionConfig `yaml:"compaction"`
+	// Agent holds the settings of the agent loop.
+	Agent AgentConfig `yaml:"agent"`
+}
+
+// ModelConfig points at an OpenAI-compatible chat-completions endpoint
+// (OpenAI, vLLM, llama.cpp server, Ollama's /v1, ...).
+type ModelConfig struct {
+	// BaseURL is the API root; requests go to BaseURL + "/chat/completions".
+	// Default "": no endpoint (the application decides what that means; the
+	// example app replays a recorded run).
+	BaseURL string `yaml:"base_url"`
+	// APIKey is sent as a bearer token. Default "". Prefer the environment
+	// to writing keys into files.
+	APIKey string `yaml:"api_key"`
+	// Model is the model name the server expects. Default "gpt-4o-mini";
+	// servers such as vLLM or Ollama need their own name here.
+	Model string `yaml:"model"`
+	// Timeout bounds one HTTP request. Default 2m; must be > 0.
+	Timeout Duration `yaml:"timeout"`
+	// MaxTokens caps the completion length. Default 0: the server's default.
+	MaxTokens int `yaml:"max_tokens"`
+	// WarmUp sends a one-token request when the application starts, so a
+	// wrong URL, model name or key fails the start. Default false.
+	WarmUp bool `yaml:"warm_up"`
+}
+
+// Summarizer providers accepted in summarizer.provider.
+const (
+	// ProviderAuto uses an OpenAI-compatible endpoint when one is configured
+	// for the summarizer or, failing that, for the agent's model, and the
+	// offline summarizer otherwise.
+	ProviderAuto = "auto"
+	// ProviderOffline never touches the network.
+	ProviderOffline = "offline"
+	// ProviderOpenAI requires an endpoint.
+	ProviderOpenAI = "openai"
+)
+
+// SummarizerConfig selects the model that writes summaries. Fields left
+// empty under ProviderAuto or ProviderOpenAI are taken from Config.Model, so
+// one endpoint serves both unless the summarizer is given its own.
+type SummarizerConfig struct {
+	// Provider is "auto" (default), "offline" or "openai".
+	Provider string `yaml:"provider"`
+	// BaseURL of the summarizer's endpoint. Default "": same as model.base_url.
+	BaseURL string `yaml:"base_url"`
+	// APIKey for the summarizer's endpoint. Default "": same as model.api_key
+	// when the endpoint is the model's too.
+	APIKey string `yaml:"api_key"`
+	// Model name for summaries, often a cheaper one. Default "": model.model.
+	Model string `yaml:"model"`
+	// Timeout bounds one summarizer request. Default 2m; must be > 0.
+	Timeout Duration `yaml:"timeout"`
+	// MaxTokens caps the summary completion. Default 0: the server's default.
+	MaxTokens int `yaml:"max_tokens"`
+	// WarmUp sends a one-token request to the summarizer's endpoint when the
+	// application starts. Default false.
+	WarmUp bool `yaml:"warm_up"`
+}
+
+// Compaction strategies accepted in compaction.strategy and
+// compaction.pipeline.
+const (
+	// StrategySummarize replaces the oldest groups with LLM-written summaries.
+	StrategySummarize = "summarize"
+	// StrategySlide drops the oldest turns and steps behind an omission note.
+	StrategySlide = "slide"
+	// StrategyPrune replaces old, large tool results with a placeholder.
+	StrategyPrune = "prune"
+	// StrategyPipeline tries the compactors listed in compaction.pipeline in
+	// order until the target is met.
+	StrategyPipeline = "pipeline"
+)
+
+// CompactionConfig configures the CompactionHook and its compactor.
+type CompactionConfig struct {
+	// Enabled registers the compaction hook. Default true.
+	Enabled bool `yaml:"enabled"`
+	// Strategy is "summarize" (default), "slide", "prune" or "pipeline".
+	Strategy string `yaml:"strategy"`
+	// ContextWindow is the agent model's context size in tokens.
+	// Default 128000; must be >= 1.
+	ContextWindow int `yaml:"context_window"`
+	// CompactAt is the fraction of the window at which compaction starts.
+	// Default 0.7.
+	CompactAt float64 `yaml:"compact_at"`
+	// CompactTo is the fraction of the window compaction aims for.
+	// Default 0.4; 0 < compact_to < compact_at <= 1.
+	CompactTo float64 `yaml:"compact_to"`
+	// Counter configures the local token counter.
+	Counter CounterConfig `yaml:"counter"`
+	// Summarize configures the "summarize" strategy.
+	Summarize SummarizeConfig `yaml:"summarize"`
+	// Slide configures the "slide" strategy.
+	Slide SlideConfig `yaml:"slide"`
+	// Prune configures the "prune" strategy.
+	Prune PruneConfig `yaml:"prune"`
+	// Pipeline lists the strategies the "pipeline" strategy tries, in order.
+	// Default [prune, summarize]: the cheap pass first.
+	Pipeline []string `yaml:"pipeline"`
+}
+
+// Counter kinds accepted in compaction.counter.kind.
+const (
+	// CounterApproximate counts code points of the rendering divided by
+	// chars_per_token, plus flat charges for attachments.
+	CounterApproximate = "approximate"
+)
+
+// CounterConfig configures the token counter.
+type CounterConfig struct {
+	// Kind is "approximate" (default).
+	Kind string `yaml:"kind"`
+	// CharsPerToken for the approximate counter. Default 4.0; must be > 0.
+	CharsPerToken float64 `yaml:"chars_per_token"`
+	// TokensPerImage for the approximate counter. Default 85; >= 0.
+	TokensPerImage int `yaml:"tokens_per_image"`
+	// TokensPerFile (also audio, video) for the approximate counter.
+	// Default 1000; >= 0.
+	TokensPerFile int `yaml:"tokens_per_file"`
+}
+
+// SummarizeConfig configures the SummarizationCompactor.
+type SummarizeConfig struct {
+	// MinKeepSteps is how many newest agent steps are never summarized.
+	// Default 1; >= 0.
+	MinKeepSteps int `yaml:"min_keep_steps"`
+	// ApproximateSummaryTokens is the planned size of one summary.
+	// Default 1024; >= 1. Small context windows want a smaller value.
+	ApproximateSummaryTokens int `yaml:"approximate_summary_tokens"`
+	// SummaryInstruction replaces the built-in instruction when not empty.
+	// Default "".
+	SummaryInstruction string `yaml:"summary_instruction"`
+	// RaiseOnFailure turns a failed round into an error for the agent run.
+	// Default false: log it and keep the last successful round.
+	RaiseOnFailure bool `yaml:"raise_on_failure"`
+}
+
+// SlideConfig configures the sliding-window compactor.
+type SlideConfig struct {
+	// MinKeepSteps is how many newest agent steps are never dropped.
+	// Default 1; >= 0.
+	MinKeepSteps int `yaml:"min_keep_steps"`
+	// OmissionNote replaces the built-in note; {num_removed} is substituted.
+	// Default "": the built-in note.
+	OmissionNote string `yaml:"omission_note"`
+	// NoNote drops messages without leaving a note. Default false.
+	NoNote bool `yaml:"no_note"`
+}
+
+// PruneConfig configures the tool-result pruning compactor.
+type PruneConfig struct {
+	// MinKeepSteps is how many newest steps keep their tool results.
+	// Default 1; >= 1.
+	MinKeepSteps int `yaml:"min_keep_steps"`
+	// MinTokens: results at or under this size are left alone. Default 200; >= 0.
+	MinTokens int `yaml:"min_tokens"`
+	// Placeholder replaces the built-in placeholder; {tool_name} is
+	// substituted. Default "": the built-in placeholder.
+	Placeholder string `yaml:"placeholder"`
+}
+
+// AgentConfig configures the agent loop.
+type AgentConfig struct {
+	// MaxSteps is the number of model calls allowed per run. Default 20; >= 1.
+	MaxSteps int `yaml:"max_steps"`
+	// Instruction is the system prompt. Default "": the application's own.
+	Instruction string `yaml:"instruction"`
+}
+
+// DefaultConfig returns a Config holding every default documented on its
+// fields and in docs/configuration.md.
+func DefaultConfig() *Config {
+	return &Config{
+		Model: ModelConfig{
+			Model:   "gpt-4o-mini",
+			Timeout: Duration(2 * time.Minute),
+		},
+		Summarizer: SummarizerConfig{
+			Provider: ProviderAuto,
+			Timeout:  Duration(2 * time.Minute),
+		},
+		Compaction: CompactionConfig{
+			Enabled:       true,
+			Strategy:      StrategySummarize,
+			ContextWindow: 128000,
+			CompactAt:     0.7,
+			CompactTo:     0.4,
+			Counter: CounterConfig{
+				Kind:           CounterApproximate,
+				CharsPerToken:  4.0,
+				TokensPerImage: 85,
+				TokensPerFile:  1000,
+			},
+			Summarize: SummarizeConfig{MinKeepSteps: 1, ApproximateSummaryTokens: 1024},
+			Slide:     SlideConfig{MinKeepSteps: 1},
+			Prune:     PruneConfig{MinKeepSteps: 1, MinTokens: 200},
+			Pipeline:  []string{StrategyPrune, StrategySummarize},
+		},
+		Agent: AgentConfig{MaxSteps: 20},
+	}
+}

@@ -1,0 +1,196 @@
+package compactfx
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseDefaults(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"", "# only a comment\n", "compaction: {}\n"} {
+		cfg, err := Parse([]byte(in))
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", in, err)
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("defaults of %q do not validate: %v", in, err)
+		}
+		c := cfg.Compaction
+		// The documented defaults (docs/configuration.md, design.md).
+		if c.Strategy != "summarize" || c.ContextWindow != 128000 || c.CompactAt != 0.7 || c.CompactTo != 0.4 ||
+			!c.Enabled || c.Summarize.MinKeepSteps != 1 || c.Summarize.ApproximateSummaryTokens != 1024 ||
+			c.Counter.CharsPerToken != 4.0 || c.Prune.MinTokens != 200 || strings.Join(c.Pipeline, ",") != "prune,summarize" {
+			t.Errorf("Parse(%q) compaction = %+v, want the documented defaults", in, c)
+		}
+		if cfg.Agent.MaxSteps != 20 || cfg.Model.Timeout.Std() != 2*time.Minute || cfg.Summarizer.Provider != "auto" {
+			t.Errorf("Parse(%q) = %+v, want the documented defaults", in, cfg)
+		}
+	}
+}
+
+func TestParseOverridesKeepOtherDefaults(t *testing.T) {
+	t.Parallel()
+	cfg, err := Parse([]byte(`
+compaction:
+  context_window: 6000
+  summarize:
+    approximate_summary_tokens: 300
+  pipeline: [slide]
+model:
+  timeout: 45s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Compaction.ContextWindow != 6000 || cfg.Compaction.Summarize.ApproximateSummaryTokens != 300 {
+		t.Errorf("overrides not applied: %+v", cfg.Compaction)
+	}
+	if cfg.Compaction.CompactAt != 0.7 || cfg.Compaction.Summarize.MinKeepSteps != 1 {
+		t.Errorf("siblings of overridden keys lost their defaults: %+v", cfg.Compaction)
+	}
+	if got := strings.Join(cfg.Compaction.Pipeline, ","); got != "slide" {
+		t.Errorf("pipeline = %q, want the file's list to replace the default", got)
+	}
+	if cfg.Model.Timeout.Std() != 45*time.Second {
+		t.Errorf("model.timeout = %v, want 45s", cfg.Model.Timeout)
+	}
+}
+
+func TestParseErrorsNameKeyAndValue(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		yaml string
+		want []string // substrings of the error
+	}{
+		{"typo at top", "compactoin:\n  strategy: slide\n", []string{"unknown key compactoin", "line 1", "did you mean compaction"}},
+		{"typo nested", "compaction:\n  context_windw: 10\n", []string{"compaction.context_windw", "line 2", "compaction.context_window"}},
+		{"far-off key lists the known ones", "agent:\n  zzzzzzzz: 1\n", []string{"agent.zzzzzzzz", "known keys here: instruction, max_steps"}},
+		{"wrong type", "compaction:\n  context_window: lots\n", []string{"compaction.context_window (line 2)", "lots"}},
+		{"bare number duration", "summarizer:\n  timeout: 60\n", []string{"summarizer.timeout (line 2)", `"60"`, "unit"}},
+		{"wrong type in list", "compaction:\n  pipeline:\n    - [a]\n", []string{"compaction.pipeline[0] (line 3)"}},
+		{"bad yaml", "compaction: [\n", []string{"config:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse([]byte(tt.yaml))
+			if err == nil {
+				t.Fatalf("Parse(%q) = nil error", tt.yaml)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestValidateNamesKeyAndValue(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		want   string
+	}{
+		{"window", func(c *Config) { c.Compaction.ContextWindow = 0 }, "compaction.context_window = 0"},
+		{"at above 1", func(c *Config) { c.Compaction.CompactAt = 1.5 }, "compaction.compact_at = 1.5"},
+		{"to not below at", func(c *Config) { c.Compaction.CompactTo = 0.8 }, "compaction.compact_to = 0.8"},
+		{"strategy", func(c *Config) { c.Compaction.Strategy = "shrink" }, `compaction.strategy = "shrink"`},
+		{"pipeline entry", func(c *Config) { c.Compaction.Pipeline = []string{"prune", "pipeline"} }, `compaction.pipeline[1] = "pipeline"`},
+		{"empty pipeline", func(c *Config) { c.Compaction.Strategy, c.Compaction.Pipeline = "pipeline", nil }, "compaction.pipeline"},
+		{"counter kind", func(c *Config) { c.Compaction.Counter.Kind = "bpe" }, `compaction.counter.kind = "bpe"`},
+		{"chars per token", func(c *Config) { c.Compaction.Counter.CharsPerToken = 0 }, "compaction.counter.chars_per_token = 0"},
+		{"summary tokens", func(c *Config) { c.Compaction.Summarize.ApproximateSummaryTokens = 0 }, "compaction.summarize.approximate_summary_tokens = 0"},
+		{"summarize keep", func(c *Config) { c.Compaction.Summarize.MinKeepSteps = -1 }, "compaction.summarize.min_keep_steps = -1"},
+		{"prune keep", func(c *Config) { c.Compaction.Prune.MinKeepSteps = 0 }, "compaction.prune.min_keep_steps = 0"},
+		{"slide note conflict", func(c *Config) { c.Compaction.Slide.NoNote, c.Compaction.Slide.OmissionNote = true, "x" }, "compaction.slide.omission_note"},
+		{"max steps", func(c *Config) { c.Agent.MaxSteps = 0 }, "agent.max_steps = 0"},
+		{"base url", func(c *Config) { c.Model.BaseURL = "localhost:8080" }, `model.base_url = "localhost:8080"`},
+		{"model name", func(c *Config) { c.Model.BaseURL, c.Model.Model = "http://x", "" }, `model.model = ""`},
+		{"timeout", func(c *Config) { c.Summarizer.Timeout = 0 }, "summarizer.timeout"},
+		{"provider", func(c *Config) { c.Summarizer.Provider = "anthropic" }, `summarizer.provider = "anthropic"`},
+		{"openai needs endpoint", func(c *Config) { c.Summarizer.Provider = "openai" }, "summarizer.provider"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := DefaultConfig()
+			tt.mutate(cfg)
+			err := cfg.Validate()
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Validate() = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestApplyEnv(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"OPENAI_BASE_URL":     "http://127.0.0.1:8000/v1",
+		"OPENAI_API_KEY":      "k-agent",
+		"OPENAI_MODEL":        "qwen",
+		"SUMMARIZER_MODEL":    "qwen-small",
+		"SUMMARIZER_BASE_URL": "", // empty: ignored
+	}
+	cfg := DefaultConfig()
+	cfg.Summarizer.BaseURL = "http://from-file"
+	ApplyEnv(cfg, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if cfg.Model.BaseURL != env["OPENAI_BASE_URL"] || cfg.Model.APIKey != "k-agent" || cfg.Model.Model != "qwen" {
+		t.Errorf("model = %+v, want the OPENAI_* values", cfg.Model)
+	}
+	if cfg.Summarizer.Model != "qwen-small" || cfg.Summarizer.BaseURL != "http://from-file" {
+		t.Errorf("summarizer = %+v, want SUMMARIZER_MODEL applied and the empty SUMMARIZER_BASE_URL ignored", cfg.Summarizer)
+	}
+}
+
+func TestSummarizerEndpoint(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		mutate     func(*Config)
+		wantOnline bool
+		wantURL    string
+		wantKey    string
+		wantModel  string
+	}{
+		{"nothing configured: offline", func(*Config) {}, false, "", "", ""},
+		{"inherits the agent endpoint", func(c *Config) { c.Model.BaseURL, c.Model.APIKey = "http://a", "ka" }, true, "http://a", "ka", "gpt-4o-mini"},
+		{"own endpoint keeps own key", func(c *Config) {
+			c.Model.BaseURL, c.Model.APIKey = "http://a", "ka"
+			c.Summarizer.BaseURL, c.Summarizer.Model = "http://s", "small"
+		}, true, "http://s", "", "small"},
+		{"offline wins", func(c *Config) { c.Model.BaseURL, c.Summarizer.Provider = "http://a", "offline" }, false, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := DefaultConfig()
+			tt.mutate(cfg)
+			ep, online := cfg.SummarizerEndpoint()
+			if online != tt.wantOnline || ep.BaseURL != tt.wantURL || ep.APIKey != tt.wantKey || (online && ep.Model != tt.wantModel) {
+				t.Errorf("SummarizerEndpoint() = %+v, %v; want %v %q %q %q", ep, online, tt.wantOnline, tt.wantURL, tt.wantKey, tt.wantModel)
+			}
+		})
+	}
+}
+
+func TestLoadWithEnvReadsFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte("compaction:\n  compact_at: 2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_BASE_URL", "")
+	_, err := LoadWithEnv(path)
+	if err == nil || !strings.Contains(err.Error(), "compaction.compact_at = 2") {
+		t.Fatalf("LoadWithEnv = %v, want the validation error naming compaction.compact_at", err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
+		t.Fatal("Load of a missing file succeeded")
+	}
+}

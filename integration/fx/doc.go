@@ -1,0 +1,25 @@
+// Package compactfx wires einocompact into go.uber.org/fx applications from a
+// configuration file.
+//
+// The package lives in the integration/fx folder but is named compactfx so
+// that it does not shadow go.uber.org/fx in the files that import both.
+//
+// Module(cfg) provides, from a *Config:
+//
+//   - the compaction.TokenCounter named by compaction.counter;
+//   - the summarizer chat model (type Summarizer): an OpenAI-compatible client
+//     when an endpoint is configured, otherwise an offline summarizer;
+//   - the compaction.Compactor chosen by compaction.strategy;
+//   - the *compaction.CompactionHook, contributed to the hook group at
+//     hooks.BeforeLLM;
+//   - a *hooks.Registry assembled from every HookEntry in the value group
+//     HookGroup, so any application adds its own hook with one fx.Provide
+//     (see AsHook);
+//   - lifecycle: OnStart warms the registry up, OnStop closes it, both
+//     bounded by the deadline fx puts on the lifecycle context.
+//
+// Configuration comes from YAML (Load, Parse) with unknown keys rejected,
+// environment overrides for the model endpoints (ApplyEnv) and validation
+// whose errors name the key and the value (Config.Validate). The keys and
+// their defaults are listed in docs/configuration.md.
+package compactfx

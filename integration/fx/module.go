@@ -1,0 +1,111 @@
+package compactfx
+
+import (
+	"context"
+	"log/slog"
+
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
+
+	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction"
+)
+
+// Module returns the fx module that builds einocompact from cfg; see the
+// package documentation for what it provides. cfg is validated when the
+// container first needs it, and an invalid cfg fails the application's
+// construction with errors naming the keys. A *slog.Logger in the container
+// is used when present; otherwise slog.Default().
+func Module(cfg *Config) fx.Option {
+	return fx.Module("einocompact",
+		fx.Provide(
+			func() (*Config, error) { return cfg, cfg.Validate() },
+			provideCounter,
+			provideSummarizer,
+			provideCompactor,
+			provideHook,
+			provideRegistry,
+		),
+		fx.Invoke(registerLifecycle),
+	)
+}
+
+// WithSlogEventLogger routes fx's own event log (provides, invokes,
+// lifecycle hooks, errors) through slog, using the container's *slog.Logger
+// when there is one and slog.Default() otherwise. Pass it to fx.New.
+func WithSlogEventLogger() fx.Option {
+	return fx.WithLogger(func(in loggerIn) fxevent.Logger {
+		return &fxevent.SlogLogger{Logger: orDefault(in.Logger)}
+	})
+}
+
+// loggerIn takes the application's logger when it provides one: the module
+// must not provide *slog.Logger itself, or it would collide with the app's.
+type loggerIn struct {
+	fx.In
+	Logger *slog.Logger `optional:"true"`
+}
+
+func orDefault(l *slog.Logger) *slog.Logger {
+	if l != nil {
+		return l
+	}
+	return slog.Default()
+}
+
+func provideCounter(cfg *Config) (compaction.TokenCounter, error) {
+	return NewCounter(cfg.Compaction.Counter)
+}
+
+func provideSummarizer(cfg *Config) (Summarizer, error) {
+	return NewSummarizer(context.Background(), cfg)
+}
+
+type compactorIn struct {
+	fx.In
+	Config     *Config
+	Summarizer Summarizer
+	Logger     *slog.Logger `optional:"true"`
+}
+
+func provideCompactor(in compactorIn) (compaction.Compactor, error) {
+	return NewCompactor(context.Background(), in.Config.Compaction, CompactorDeps{
+		Summarizer: in.Summarizer,
+		Logger:     orDefault(in.Logger),
+		OnRound:    roundReporter(orDefault(in.Logger)),
+	})
+}
+
+type hookIn struct {
+	fx.In
+	Config    *Config
+	Compactor compaction.Compactor
+	Counter   compaction.TokenCounter
+	Logger    *slog.Logger `optional:"true"`
+}
+
+type hookOut struct {
+	fx.Out
+	Hook    *compaction.CompactionHook
+	Entries []HookEntry `group:"einocompact.hooks,flatten"`
+}
+
+func provideHook(in hookIn) (hookOut, error) {
+	c := in.Config.Compaction
+	h, err := compaction.NewCompactionHook(context.Background(), &compaction.HookConfig{
+		Compactor:     in.Compactor,
+		ContextWindow: c.ContextWindow,
+		CompactAt:     c.CompactAt,
+		CompactTo:     c.CompactTo,
+		TokenCounter:  in.Counter,
+		Logger:        orDefault(in.Logger),
+	})
+	if err != nil {
+		return hookOut{}, err
+	}
+	out := hookOut{Hook: h}
+	if c.Enabled {
+		out.Entries = []HookEntry{{Point: hooks.BeforeLLM, Hook: h, Order: OrderCompaction, Name: h.Name()}}
+	}
+	return out, nil
+}

@@ -1,0 +1,106 @@
+package compactfx
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+)
+
+// NewCounter builds the token counter compaction.counter describes.
+func NewCounter(c CounterConfig) (compaction.TokenCounter, error) {
+	if c.Kind != CounterApproximate {
+		return nil, fmt.Errorf("config: compaction.counter.kind = %q: must be %q", c.Kind, CounterApproximate)
+	}
+	counter, err := compaction.NewApproximateTokenCounter(&compaction.ApproximateConfig{
+		CharsPerToken:  c.CharsPerToken,
+		TokensPerImage: c.TokensPerImage,
+		TokensPerFile:  c.TokensPerFile,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("config: compaction.counter: %w", err)
+	}
+	return counter, nil
+}
+
+// CompactorDeps are what NewCompactor needs besides the configuration.
+type CompactorDeps struct {
+	// Summarizer writes summaries for the "summarize" strategy.
+	Summarizer Summarizer
+	// Logger receives the compactors' warnings. Default slog.Default().
+	Logger *slog.Logger
+	// OnRound is called after every summarization round; see
+	// compaction.SummarizationConfig.OnRound. Optional.
+	OnRound func(ctx context.Context, r compaction.Round)
+}
+
+// NewCompactor builds the compactor compaction.strategy selects.
+func NewCompactor(ctx context.Context, c CompactionConfig, deps CompactorDeps) (compaction.Compactor, error) {
+	if c.Strategy != StrategyPipeline {
+		return newStage(ctx, c, c.Strategy, "compaction.strategy", deps)
+	}
+	stages := make([]compaction.Compactor, 0, len(c.Pipeline))
+	for i, name := range c.Pipeline {
+		s, err := newStage(ctx, c, name, fmt.Sprintf("compaction.pipeline[%d]", i), deps)
+		if err != nil {
+			return nil, err
+		}
+		stages = append(stages, s)
+	}
+	p, err := compaction.NewPipeline(stages...)
+	if err != nil {
+		return nil, fmt.Errorf("config: compaction.pipeline: %w", err)
+	}
+	return p, nil
+}
+
+func newStage(ctx context.Context, c CompactionConfig, name, key string, deps CompactorDeps) (compaction.Compactor, error) {
+	switch name {
+	case StrategySummarize:
+		if deps.Summarizer == nil {
+			return nil, fmt.Errorf("config: %s = %q: no summarizer model", key, name)
+		}
+		s := c.Summarize
+		comp, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
+			ChatModel:                deps.Summarizer,
+			MinKeepSteps:             &s.MinKeepSteps,
+			ApproximateSummaryTokens: &s.ApproximateSummaryTokens,
+			SummaryInstruction:       s.SummaryInstruction,
+			RaiseOnFailure:           s.RaiseOnFailure,
+			Logger:                   deps.Logger,
+			OnRound:                  deps.OnRound,
+		})
+		return wrapKey(comp, err, "compaction.summarize")
+	case StrategySlide:
+		note := c.Slide.OmissionNote
+		cfg := &compaction.SlidingWindowConfig{MinKeepSteps: &c.Slide.MinKeepSteps}
+		if c.Slide.NoNote {
+			note = ""
+		}
+		if note != "" || c.Slide.NoNote {
+			cfg.OmissionNote = &note
+		}
+		comp, err := compaction.NewSlidingWindowCompactor(ctx, cfg)
+		return wrapKey(comp, err, "compaction.slide")
+	case StrategyPrune:
+		comp, err := compaction.NewToolResultPruningCompactor(ctx, &compaction.ToolResultPruningConfig{
+			MinKeepSteps: &c.Prune.MinKeepSteps,
+			MinTokens:    &c.Prune.MinTokens,
+			Placeholder:  c.Prune.Placeholder,
+		})
+		return wrapKey(comp, err, "compaction.prune")
+	default:
+		return nil, fmt.Errorf("config: %s = %q: must be one of %q, %q, %q", key, name, StrategySummarize, StrategySlide, StrategyPrune)
+	}
+}
+
+// wrapKey returns comp as a Compactor, or err prefixed with the config
+// section it came from. Taking the concrete pointer type avoids storing a
+// typed nil in the interface when construction failed.
+func wrapKey[C compaction.Compactor](comp C, err error, key string) (compaction.Compactor, error) {
+	if err != nil {
+		return nil, fmt.Errorf("config: %s: %w", key, err)
+	}
+	return comp, nil
+}

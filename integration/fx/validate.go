@@ -1,0 +1,141 @@
+package compactfx
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+)
+
+// Validate checks every setting and returns all problems at once, joined;
+// each names the config key and the bad value.
+func (c *Config) Validate() error {
+	v := &validator{}
+	v.model("model", c.Model, c.Model.BaseURL != "")
+	switch c.Summarizer.Provider {
+	case ProviderAuto, ProviderOffline:
+	case ProviderOpenAI:
+		if c.Summarizer.BaseURL == "" && c.Model.BaseURL == "" {
+			v.add("summarizer.provider", c.Summarizer.Provider, "needs summarizer.base_url or model.base_url (env %s or %s)", EnvSummarizerBaseURL, EnvModelBaseURL)
+		}
+	default:
+		v.add("summarizer.provider", c.Summarizer.Provider, "must be one of %q, %q, %q", ProviderAuto, ProviderOffline, ProviderOpenAI)
+	}
+	sm := c.Summarizer
+	v.model("summarizer", ModelConfig{BaseURL: sm.BaseURL, Model: sm.Model, Timeout: sm.Timeout, MaxTokens: sm.MaxTokens}, false)
+	if ep, online := c.SummarizerEndpoint(); online && ep.Model == "" {
+		v.add("summarizer.model", sm.Model, "is required when the summarizer has an endpoint and model.model is empty")
+	}
+	c.Compaction.validate(v)
+	if c.Agent.MaxSteps < 1 {
+		v.add("agent.max_steps", c.Agent.MaxSteps, "must be at least 1")
+	}
+	return errors.Join(v.errs...)
+}
+
+// SummarizerEndpoint resolves which endpoint writes summaries: the
+// summarizer's own settings, with empty fields taken from Config.Model. It
+// reports online=false when the offline summarizer is to be used.
+func (c *Config) SummarizerEndpoint() (ep ModelConfig, online bool) {
+	s := c.Summarizer
+	if s.Provider == ProviderOffline {
+		return ModelConfig{}, false
+	}
+	ep = ModelConfig{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model, Timeout: s.Timeout, MaxTokens: s.MaxTokens, WarmUp: s.WarmUp}
+	if ep.BaseURL == "" {
+		ep.BaseURL = c.Model.BaseURL
+		if ep.APIKey == "" {
+			ep.APIKey = c.Model.APIKey
+		}
+	}
+	if ep.Model == "" {
+		ep.Model = c.Model.Model
+	}
+	return ep, ep.BaseURL != ""
+}
+
+func (c CompactionConfig) validate(v *validator) {
+	if !validStrategy(c.Strategy, true) {
+		v.add("compaction.strategy", c.Strategy, "must be one of %q, %q, %q, %q", StrategySummarize, StrategySlide, StrategyPrune, StrategyPipeline)
+	}
+	if c.ContextWindow < 1 {
+		v.add("compaction.context_window", c.ContextWindow, "must be a positive number of tokens")
+	}
+	if !(c.CompactAt > 0 && c.CompactAt <= 1) {
+		v.add("compaction.compact_at", c.CompactAt, "must be in (0, 1]")
+	}
+	if !(c.CompactTo > 0 && c.CompactTo < c.CompactAt) {
+		v.add("compaction.compact_to", c.CompactTo, "must be in (0, compaction.compact_at=%v)", c.CompactAt)
+	}
+	if c.Counter.Kind != CounterApproximate {
+		v.add("compaction.counter.kind", c.Counter.Kind, "must be %q", CounterApproximate)
+	}
+	if !(c.Counter.CharsPerToken > 0) || math.IsInf(c.Counter.CharsPerToken, 0) {
+		v.add("compaction.counter.chars_per_token", c.Counter.CharsPerToken, "must be a finite number above 0")
+	}
+	if c.Counter.TokensPerImage < 0 {
+		v.add("compaction.counter.tokens_per_image", c.Counter.TokensPerImage, "must be at least 0")
+	}
+	if c.Counter.TokensPerFile < 0 {
+		v.add("compaction.counter.tokens_per_file", c.Counter.TokensPerFile, "must be at least 0")
+	}
+	if c.Summarize.MinKeepSteps < 0 {
+		v.add("compaction.summarize.min_keep_steps", c.Summarize.MinKeepSteps, "must be at least 0")
+	}
+	if c.Summarize.ApproximateSummaryTokens < 1 {
+		v.add("compaction.summarize.approximate_summary_tokens", c.Summarize.ApproximateSummaryTokens, "must be at least 1")
+	}
+	if c.Slide.MinKeepSteps < 0 {
+		v.add("compaction.slide.min_keep_steps", c.Slide.MinKeepSteps, "must be at least 0")
+	}
+	if c.Slide.NoNote && c.Slide.OmissionNote != "" {
+		v.add("compaction.slide.omission_note", c.Slide.OmissionNote, "cannot be set together with compaction.slide.no_note = true")
+	}
+	if c.Prune.MinKeepSteps < 1 {
+		v.add("compaction.prune.min_keep_steps", c.Prune.MinKeepSteps, "must be at least 1")
+	}
+	if c.Prune.MinTokens < 0 {
+		v.add("compaction.prune.min_tokens", c.Prune.MinTokens, "must be at least 0")
+	}
+	if c.Strategy == StrategyPipeline && len(c.Pipeline) == 0 {
+		v.add("compaction.pipeline", "[]", "must list at least one strategy when compaction.strategy is %q", StrategyPipeline)
+	}
+	for i, s := range c.Pipeline {
+		if !validStrategy(s, false) {
+			v.add(fmt.Sprintf("compaction.pipeline[%d]", i), s, "must be one of %q, %q, %q", StrategySummarize, StrategySlide, StrategyPrune)
+		}
+	}
+}
+
+func validStrategy(s string, pipelineOK bool) bool {
+	ok := []string{StrategySummarize, StrategySlide, StrategyPrune}
+	if pipelineOK {
+		ok = append(ok, StrategyPipeline)
+	}
+	return slices.Contains(ok, s)
+}
+
+type validator struct{ errs []error }
+
+func (v *validator) add(key string, value any, format string, args ...any) {
+	v.errs = append(v.errs, fmt.Errorf("config: %s = %#v: %s", key, value, fmt.Sprintf(format, args...)))
+}
+
+func (v *validator) model(prefix string, m ModelConfig, online bool) {
+	if m.BaseURL != "" {
+		u, err := url.Parse(m.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			v.add(prefix+".base_url", m.BaseURL, "must be an http or https URL")
+		}
+	}
+	if online && m.Model == "" {
+		v.add(prefix+".model", m.Model, "is required when an endpoint is configured")
+	}
+	if m.Timeout <= 0 {
+		v.add(prefix+".timeout", m.Timeout.String(), "must be above 0")
+	}
+	if m.MaxTokens < 0 {
+		v.add(prefix+".max_tokens", m.MaxTokens, "must be at least 0 (0 = server default)")
+	}
+}
