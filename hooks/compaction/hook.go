@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"time"
+
+	"github.com/cloudwego/eino/callbacks"
 
 	"github.com/cloudwego/eino/schema"
 
@@ -28,6 +31,9 @@ type HookConfig struct {
 	TokenCounter TokenCounter
 	// Logger receives one record per decision. Default slog.Default().
 	Logger *slog.Logger
+	// Observer, when set, receives the Report of every triggered compaction,
+	// synchronously. Default none.
+	Observer Observer
 }
 
 // CompactionHook decides when to compact. Registered at hooks.BeforeLLM, it
@@ -50,6 +56,7 @@ type CompactionHook struct {
 	window    int
 	at, to    float64
 	log       *slog.Logger
+	observer  Observer
 }
 
 var (
@@ -89,7 +96,7 @@ func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, err
 	if log == nil {
 		log = slog.Default()
 	}
-	return &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, log: log}, nil
+	return &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, log: log, observer: cfg.Observer}, nil
 }
 
 // Name identifies the hook in errors and logs.
@@ -111,90 +118,113 @@ func (h *CompactionHook) Thresholds() (trigger float64, target int) {
 	return float64(h.window) * h.at, int(float64(h.window) * h.to)
 }
 
-// Decision is what one Run of the hook found and did.
-type Decision struct {
-	Estimated  int  // estimated size of the coming model call
-	Triggered  bool // Estimated >= ContextWindow*CompactAt
-	Overhead   int  // Estimated minus the counter's size of the messages alone
-	Target     int  // the target handed to the compactor (when triggered)
-	Compacted  bool // the compactor returned a new conversation
-	Before     int  // messages before
-	After      int  // messages after
-	TokensLeft int  // counter's size of the messages after compaction
-}
-
 // Run implements hooks.Hook.
 func (h *CompactionHook) Run(ctx context.Context, state *hooks.State) error {
 	_, err := h.Decide(ctx, state)
 	return err
 }
 
-// Decide runs the hook on state and reports what it decided. Run is Decide
-// without the report.
-func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Decision, error) {
+// Decide runs the hook on state and returns its Report. Run is Decide
+// without the report. When the estimate triggers compaction, the report also
+// goes to the Observer and to Eino callback handlers in ctx (component
+// ComponentCompaction); the compactor runs on a ctx without the agent's
+// callback handlers.
+func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report, error) {
 	if state == nil {
-		return Decision{}, fmt.Errorf("compaction: nil state")
+		return Report{}, fmt.Errorf("compaction: nil state")
 	}
 	if err := ctx.Err(); err != nil {
-		return Decision{}, fmt.Errorf("compaction: %w", err)
+		return Report{}, fmt.Errorf("compaction: %w", err)
 	}
 	messages := state.Messages
-	d := Decision{Before: len(messages), After: len(messages)}
+	r := Report{Step: state.StepCount, ProviderTokens: state.ContextTokens, MessagesBefore: len(messages), MessagesAfter: len(messages)}
 	est, err := h.Estimate(ctx, messages, state.Tools, state.ContextTokens)
 	if err != nil {
-		return d, err
+		return r, err
 	}
-	d.Estimated = est
 	trigger, base := h.Thresholds()
-	d.Triggered = float64(est) >= trigger
+	r.Estimated, r.Trigger = est, trigger
+	r.Triggered = float64(est) >= trigger
 	h.log.DebugContext(ctx, "compaction estimate", "step", state.StepCount, "estimated_tokens", est,
-		"provider_tokens", state.ContextTokens, "trigger_tokens", trigger, "triggered", d.Triggered)
-	if !d.Triggered {
-		return d, nil
+		"provider_tokens", state.ContextTokens, "trigger_tokens", trigger, "triggered", r.Triggered)
+	if !r.Triggered {
+		return r, nil
 	}
 
 	msgTokens, err := h.counter.Count(ctx, messages, nil)
 	if err != nil {
-		return d, fmt.Errorf("compaction: counting messages: %w", err)
+		return r, fmt.Errorf("compaction: counting messages: %w", err)
 	}
-	d.Overhead = est - msgTokens
-	if d.Overhead < 0 {
+	r.TokensBefore, r.TokensAfter = msgTokens, msgTokens
+	r.Overhead = est - msgTokens
+	if r.Overhead < 0 {
 		h.log.WarnContext(ctx, "TokenCounter estimated more tokens for the messages than the estimated total context size; the counter may overestimate",
 			"message_tokens", msgTokens, "estimated_tokens", est)
 	}
-	d.Target = max(base-d.Overhead, 0)
+	r.Target = max(base-r.Overhead, 0)
 	h.log.InfoContext(ctx, "compaction triggered", "step", state.StepCount, "estimated_tokens", est,
-		"trigger_tokens", trigger, "target_tokens", d.Target, "overhead_tokens", d.Overhead, "messages", len(messages))
+		"trigger_tokens", trigger, "target_tokens", r.Target, "overhead_tokens", r.Overhead, "messages", len(messages))
 
-	compacted, err := h.compactor.Compact(ctx, messages, d.Target, h.counter)
+	cbCtx := callbacks.ReuseHandlers(ctx, h.callbackRunInfo())
+	cbCtx = callbacks.OnStart(cbCtx, &CompactionInput{Step: r.Step, Estimated: est, Target: r.Target, Messages: len(messages)})
+	compacted, err := h.compact(ctx, messages, &r)
+	if err == nil && compacted != nil {
+		err = h.apply(ctx, state, compacted, &r)
+	}
+	r.Err = err
 	if err != nil {
-		return d, fmt.Errorf("compaction: %T: %w", h.compactor, err)
+		callbacks.OnError(cbCtx, err)
+	} else {
+		callbacks.OnEnd(cbCtx, &r)
+	}
+	if h.observer != nil {
+		h.observer.ObserveCompaction(ctx, r)
+	}
+	return r, err
+}
+
+// compact calls the compactor on an isolated ctx that collects its rounds.
+func (h *CompactionHook) compact(ctx context.Context, messages []*schema.Message, r *Report) ([]*schema.Message, error) {
+	cctx, rounds := withRoundLog(h.isolated(ctx))
+	start := time.Now()
+	compacted, err := h.compactor.Compact(cctx, messages, r.Target, h.counter)
+	r.Duration = time.Since(start)
+	r.Rounds = rounds.take()
+	if err != nil {
+		h.log.WarnContext(ctx, "compaction failed", "step", r.Step, "error", err.Error())
+		return nil, fmt.Errorf("compaction: %s: %w", compactorType(h.compactor), err)
 	}
 	if compacted == nil {
-		h.log.InfoContext(ctx, "compaction declined: nothing left to compact", "step", state.StepCount, "target_tokens", d.Target)
-		return d, nil
+		h.log.InfoContext(ctx, "compaction declined: nothing left to compact", "step", r.Step, "target_tokens", r.Target)
 	}
-	d.Compacted = true
-	d.After = len(compacted)
+	return compacted, nil
+}
+
+// apply swaps the compacted conversation into state and rewrites
+// ContextTokens to match it.
+func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, compacted []*schema.Message, r *Report) error {
+	left, err := h.counter.Count(ctx, compacted, nil)
+	if err != nil {
+		return fmt.Errorf("compaction: counting the compacted messages: %w", err)
+	}
 	if state.ContextTokens != 0 {
 		// Count only through the last assistant reply: a later hook in the
 		// chain adds the trailing tool results itself, as this one did.
 		head := compacted[:LastAssistantIndex(compacted)+1]
 		n, err := h.counter.Count(ctx, head, nil)
 		if err != nil {
-			return d, fmt.Errorf("compaction: counting the compacted messages: %w", err)
+			return fmt.Errorf("compaction: counting the compacted messages: %w", err)
 		}
 		// Keep the number positive: 0 would mean "unknown" to the next hook
 		// and flip it into counting tool schemas it should not.
-		state.ContextTokens = max(n+d.Overhead, 1)
+		state.ContextTokens = max(n+r.Overhead, 1)
 	}
 	state.Messages = compacted
-	if left, err := h.counter.Count(ctx, compacted, nil); err == nil {
-		d.TokensLeft = left
-	}
-	h.log.InfoContext(ctx, "compaction applied", "step", state.StepCount, "messages_before", d.Before,
-		"messages_after", d.After, "tokens_after", d.TokensLeft, "target_tokens", d.Target)
-	return d, nil
+	r.Compacted, r.MessagesAfter, r.TokensAfter = true, len(compacted), left
+	h.log.InfoContext(ctx, "compaction applied", "step", r.Step, "messages_before", r.MessagesBefore,
+		"messages_after", r.MessagesAfter, "tokens_before", r.TokensBefore, "tokens_after", left,
+		"target_tokens", r.Target, "rounds", len(r.Rounds), "duration", r.Duration)
+	return nil
 }
 
 // Estimate returns the expected size of the next model call. With

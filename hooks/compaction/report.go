@@ -1,0 +1,135 @@
+package compaction
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/cloudwego/eino/callbacks"
+	"github.com/cloudwego/eino/components"
+)
+
+// Report is what one triggered run of a CompactionHook found and did. The
+// hook fills the trigger numbers; compactors add one Round per summarizer
+// call through ReportRound.
+type Report struct {
+	Step           int     // State.StepCount when the hook ran
+	Estimated      int     // estimated size of the coming model call
+	ProviderTokens int     // State.ContextTokens as the hook found it; 0 = unknown
+	Trigger        float64 // ContextWindow*CompactAt
+	Triggered      bool    // Estimated >= Trigger
+	Overhead       int     // Estimated minus the counter's size of the messages
+	Target         int     // the target handed to the compactor
+	Compacted      bool    // the compactor returned a new conversation
+
+	MessagesBefore, MessagesAfter int // conversation length before and after
+	TokensBefore, TokensAfter     int // counter's size of the messages before and after
+
+	Rounds   []Round       // summarizer rounds, in order (summarizing compactors only)
+	Duration time.Duration // time spent in the compactor
+	Err      error         // the compactor's error, if any
+}
+
+// Saved is how many tokens the compaction removed, by the counter.
+func (r Report) Saved() int {
+	if !r.Compacted {
+		return 0
+	}
+	return r.TokensBefore - r.TokensAfter
+}
+
+// Observer receives the Report of every triggered compaction.
+// ObserveCompaction is called synchronously on the goroutine running the
+// hook, before the model call it precedes: keep it fast, and safe for
+// concurrent use when the hook serves several runs.
+type Observer interface {
+	ObserveCompaction(ctx context.Context, r Report)
+}
+
+// ObserverFunc adapts an ordinary function to Observer.
+type ObserverFunc func(ctx context.Context, r Report)
+
+// ObserveCompaction calls f.
+func (f ObserverFunc) ObserveCompaction(ctx context.Context, r Report) { f(ctx, r) }
+
+// roundLog collects the rounds of one compaction; it travels in the
+// compactor's ctx so that a compactor shared by many runs keeps no state.
+type roundLog struct {
+	mu     sync.Mutex
+	rounds []Round
+}
+
+type roundLogKey struct{}
+
+func withRoundLog(ctx context.Context) (context.Context, *roundLog) {
+	l := &roundLog{}
+	return context.WithValue(ctx, roundLogKey{}, l), l
+}
+
+func (l *roundLog) take() []Round {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rounds
+}
+
+// ReportRound adds r to the Report of the compaction running under ctx. A
+// compactor calls it once per summarizer round; outside a CompactionHook it
+// does nothing.
+func ReportRound(ctx context.Context, r Round) {
+	l, ok := ctx.Value(roundLogKey{}).(*roundLog)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rounds = append(l.rounds, r)
+}
+
+// ComponentCompaction is the Eino component kind under which a CompactionHook
+// reports to callback handlers: OnStart with a *CompactionInput, then OnEnd
+// with the *Report, or OnError.
+const ComponentCompaction components.Component = "Compaction"
+
+// CompactionInput is the OnStart payload of a compaction's Eino callbacks.
+type CompactionInput struct {
+	Step      int
+	Estimated int
+	Target    int
+	Messages  int
+}
+
+// callbackRunInfo names the compaction for Eino callback handlers.
+func (h *CompactionHook) callbackRunInfo() *callbacks.RunInfo {
+	return &callbacks.RunInfo{Name: h.Name(), Type: compactorType(h.compactor), Component: ComponentCompaction}
+}
+
+// isolated returns a ctx for the compactor's own model calls that carries no
+// callback handlers of the agent, so the summarizer's call never shows up as
+// a message of the agent, in its stream or in its cost tracking; its usage is
+// in the Report instead. Handlers registered globally still see it.
+func (h *CompactionHook) isolated(ctx context.Context) context.Context {
+	return callbacks.InitCallbacks(ctx, &callbacks.RunInfo{Name: "compaction-summarizer", Type: compactorType(h.compactor), Component: ComponentCompaction})
+}
+
+func compactorType(c Compactor) string {
+	if t, ok := components.GetType(c); ok {
+		return t
+	}
+	switch c.(type) {
+	case *SummarizationCompactor:
+		return "SummarizationCompactor"
+	}
+	return "Compactor"
+}
+
+// Observers returns an Observer that calls each of obs in order; nil entries
+// are skipped.
+func Observers(obs ...Observer) Observer {
+	return ObserverFunc(func(ctx context.Context, r Report) {
+		for _, o := range obs {
+			if o != nil {
+				o.ObserveCompaction(ctx, r)
+			}
+		}
+	})
+}

@@ -1,0 +1,83 @@
+// Package otel records compaction as OpenTelemetry metrics.
+//
+// It is a separate package so that the core of einocompact does not depend on
+// OpenTelemetry: only applications that import it do. Plug it into a hook
+// with HookConfig.Observer (combine several observers with Observers):
+//
+//	obs, err := otel.NewObserver(meterProvider)
+//	hook, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{..., Observer: obs})
+//
+// Instruments (all prefixed "einocompact."):
+//
+//	compactions          counter    triggered compactions; attribute outcome = compacted | declined | failed
+//	tokens_saved         counter    tokens removed by compactions ({token})
+//	summarizer.rounds    counter    summarizer rounds; attributes tier, ok
+//	summarizer.latency   histogram  seconds per summarizer round; attribute tier
+//	summarizer.tokens    counter    summarizer tokens; attribute direction = input | output
+//	compaction.duration  histogram  seconds spent in the compactor per compaction
+package otel
+
+import (
+	"context"
+	"errors"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+)
+
+// Observer is a compaction.Observer that records metrics. It is safe for
+// concurrent use.
+type Observer struct {
+	compactions, saved, rounds, sumTokens metric.Int64Counter
+	latency, duration                     metric.Float64Histogram
+}
+
+var _ compaction.Observer = (*Observer)(nil)
+
+// NewObserver creates the instruments on a meter named
+// "github.com/einocompact/einocompact" from mp.
+func NewObserver(mp metric.MeterProvider) (*Observer, error) {
+	if mp == nil {
+		return nil, errors.New("otel: nil MeterProvider")
+	}
+	m := mp.Meter("github.com/einocompact/einocompact")
+	var o Observer
+	var errs [6]error
+	o.compactions, errs[0] = m.Int64Counter("einocompact.compactions", metric.WithDescription("Triggered compactions by outcome."))
+	o.saved, errs[1] = m.Int64Counter("einocompact.tokens_saved", metric.WithUnit("{token}"), metric.WithDescription("Tokens removed from conversations by compaction."))
+	o.rounds, errs[2] = m.Int64Counter("einocompact.summarizer.rounds", metric.WithDescription("Summarizer rounds by tier and success."))
+	o.latency, errs[3] = m.Float64Histogram("einocompact.summarizer.latency", metric.WithUnit("s"), metric.WithDescription("Summarizer latency per round."))
+	o.sumTokens, errs[4] = m.Int64Counter("einocompact.summarizer.tokens", metric.WithUnit("{token}"), metric.WithDescription("Tokens the summarizer read and wrote."))
+	o.duration, errs[5] = m.Float64Histogram("einocompact.compaction.duration", metric.WithUnit("s"), metric.WithDescription("Time spent compacting, summarizer included."))
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+// ObserveCompaction implements compaction.Observer.
+func (o *Observer) ObserveCompaction(ctx context.Context, r compaction.Report) {
+	outcome := "declined"
+	switch {
+	case r.Err != nil:
+		outcome = "failed"
+	case r.Compacted:
+		outcome = "compacted"
+	}
+	o.compactions.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome)))
+	if saved := r.Saved(); saved > 0 {
+		o.saved.Add(ctx, int64(saved))
+	}
+	o.duration.Record(ctx, r.Duration.Seconds())
+	for _, rd := range r.Rounds {
+		tier := attribute.String("tier", rd.Tier)
+		o.rounds.Add(ctx, 1, metric.WithAttributes(tier, attribute.Bool("ok", rd.Err == nil)))
+		o.latency.Record(ctx, rd.Latency.Seconds(), metric.WithAttributes(tier))
+		if rd.Usage != nil {
+			o.sumTokens.Add(ctx, int64(rd.Usage.PromptTokens), metric.WithAttributes(attribute.String("direction", "input")))
+			o.sumTokens.Add(ctx, int64(rd.Usage.CompletionTokens), metric.WithAttributes(attribute.String("direction", "output")))
+		}
+	}
+}

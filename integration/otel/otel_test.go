@@ -1,0 +1,81 @@
+package otel
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+)
+
+func TestObserverRecords(t *testing.T) {
+	t.Parallel()
+	reader := sdkmetric.NewManualReader()
+	obs, err := NewObserver(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	obs.ObserveCompaction(ctx, compaction.Report{Compacted: true, TokensBefore: 900, TokensAfter: 300, Duration: time.Second,
+		Rounds: []compaction.Round{
+			{Tier: compaction.TierHistoricalTurns, Latency: 2 * time.Second, Usage: &schema.TokenUsage{PromptTokens: 500, CompletionTokens: 40}},
+			{Tier: compaction.TierCurrentTaskSteps, Latency: time.Second, Err: errors.New("down")},
+		}})
+	obs.ObserveCompaction(ctx, compaction.Report{Err: errors.New("down"), TokensBefore: 900, TokensAfter: 900})
+	obs.ObserveCompaction(ctx, compaction.Report{TokensBefore: 900, TokensAfter: 900})
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]int64{}
+	hist := map[string]uint64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch d := m.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					key := m.Name
+					for _, kv := range p.Attributes.ToSlice() {
+						key += "/" + string(kv.Key) + "=" + kv.Value.Emit()
+					}
+					sums[key] += p.Value
+				}
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					hist[m.Name] += p.Count
+				}
+			}
+		}
+	}
+	want := map[string]int64{
+		"einocompact.compactions/outcome=compacted":                      1,
+		"einocompact.compactions/outcome=failed":                         1,
+		"einocompact.compactions/outcome=declined":                       1,
+		"einocompact.tokens_saved":                                       600,
+		"einocompact.summarizer.rounds/ok=true/tier=historical_turns":    1,
+		"einocompact.summarizer.rounds/ok=false/tier=current_task_steps": 1,
+		"einocompact.summarizer.tokens/direction=input":                  500,
+		"einocompact.summarizer.tokens/direction=output":                 40,
+	}
+	for k, v := range want {
+		if sums[k] != v {
+			t.Errorf("%s = %d, want %d (all: %v)", k, sums[k], v, sums)
+		}
+	}
+	if hist["einocompact.summarizer.latency"] != 2 || hist["einocompact.compaction.duration"] != 3 {
+		t.Errorf("histograms %v", hist)
+	}
+}
+
+func TestNilProvider(t *testing.T) {
+	t.Parallel()
+	if _, err := NewObserver(nil); err == nil {
+		t.Fatal("want an error for a nil MeterProvider")
+	}
+}
