@@ -3,6 +3,7 @@ package compactfx
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"go.uber.org/fx"
@@ -44,8 +45,8 @@ func (e HookEntry) name() string {
 	if e.Name != "" {
 		return e.Name
 	}
-	if e.Hook == nil {
-		return "<nil hook>"
+	if nilHook(e.Hook) {
+		return fmt.Sprintf("<nil %T>", e.Hook)
 	}
 	return hooks.HookName(e.Hook)
 }
@@ -73,6 +74,13 @@ func provideRegistry(in registryIn) (*hooks.Registry, error) {
 // NewRegistryFromEntries registers entries into a new registry, sorted by
 // Point (in run order), Order and name. An entry with an invalid point or a
 // nil hook is an error naming the entry.
+//
+// Each hook is registered behind a wrapper whose WarmUp succeeds at most once
+// and whose Close runs once, however many times the registry is warmed or
+// closed (the fx lifecycle and agent.Agent both warm it). The wrapper keeps
+// the hook's Name and AllowedPoints; its Unwrap method returns the hook.
+// A hook contributed at several points is wrapped once and so still counts
+// as one distinct hook.
 func NewRegistryFromEntries(entries []HookEntry) (*hooks.Registry, error) {
 	sorted := slices.Clone(entries)
 	slices.SortStableFunc(sorted, func(a, b HookEntry) int {
@@ -83,10 +91,44 @@ func NewRegistryFromEntries(entries []HookEntry) (*hooks.Registry, error) {
 		)
 	})
 	reg := hooks.NewRegistry()
+	wrapped := make(map[hooks.Hook]*onceHook)
 	for _, e := range sorted {
-		if err := reg.Register(e.Point, e.Hook); err != nil {
+		h := e.Hook
+		switch {
+		case nilHook(h):
+			// Left unwrapped so that Register reports the nil hook.
+		case reflect.TypeOf(h).Comparable():
+			if wrapped[h] == nil {
+				wrapped[h] = &onceHook{Hook: h}
+			}
+			h = wrapped[h]
+		default:
+			h = &onceHook{Hook: h}
+		}
+		if err := reg.Register(e.Point, h); err != nil {
 			return nil, fmt.Errorf("compactfx: hook entry %s (order %d): %w", e.name(), e.Order, err)
 		}
 	}
 	return reg, nil
+}
+
+func nilHook(h hooks.Hook) bool {
+	if h == nil {
+		return true
+	}
+	v := reflect.ValueOf(h)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Func, reflect.Map, reflect.Slice, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
+
+// Unwrap returns the hook a registry built by NewRegistryFromEntries (and so
+// by Module) holds behind h, or h itself when it is not wrapped.
+func Unwrap(h hooks.Hook) hooks.Hook {
+	if o, ok := h.(*onceHook); ok {
+		return o.Hook
+	}
+	return h
 }

@@ -55,7 +55,7 @@ func TestModuleBuildsTheConfiguredStrategy(t *testing.T) {
 			if !tt.check(hook.Compactor()) {
 				t.Errorf("compactor is %T", hook.Compactor())
 			}
-			if got := reg.Hooks(hooks.BeforeLLM); len(got) != 1 || got[0] != hooks.Hook(hook) {
+			if got := reg.Hooks(hooks.BeforeLLM); len(got) != 1 || Unwrap(got[0]) != hooks.Hook(hook) {
 				t.Errorf("registry at before_llm = %v, want just the compaction hook", got)
 			}
 		})
@@ -207,11 +207,45 @@ func TestNewRegistryFromEntriesSortsByPointOrderName(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := reg.Hooks(hooks.BeforeLLM)
-	if len(got) != 3 || got[0] != c || got[1] != b || got[2] != d {
+	if len(got) != 3 || Unwrap(got[0]) != c || Unwrap(got[1]) != b || Unwrap(got[2]) != d {
 		t.Errorf("before_llm order = %v, want c, b, d", got)
 	}
 	if _, err := NewRegistryFromEntries([]HookEntry{{Point: "sometime", Hook: a, Name: "mine"}}); err == nil || !strings.Contains(err.Error(), "mine") {
 		t.Errorf("bad point error = %v, want it to name the entry", err)
+	}
+	if _, err := NewRegistryFromEntries([]HookEntry{{Point: hooks.AfterRun, Hook: (*namedHook)(nil)}}); err == nil {
+		t.Error("a typed-nil hook was registered")
+	}
+}
+
+func TestRegistryWarmsAndClosesEachHookOnce(t *testing.T) {
+	t.Parallel()
+	ev := &lcEvents{}
+	h := &lcHook{ev: ev}
+	reg, err := NewRegistryFromEntries([]HookEntry{
+		{Point: hooks.BeforeRun, Hook: h},
+		{Point: hooks.AfterRun, Hook: h},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for range 3 {
+		if err := reg.WarmUp(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		if err := reg.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "app hook warm-up|app hook close"
+	if got := strings.Join(ev.list(), "|"); got != want {
+		t.Errorf("events = %q, want %q (the fx lifecycle and the agent both warm the registry)", got, want)
+	}
+	if got := hooks.HookName(reg.Hooks(hooks.BeforeRun)[0]); !strings.Contains(got, "lcHook") {
+		t.Errorf("HookName of the wrapped hook = %q, want the hook's own name", got)
 	}
 }
 
