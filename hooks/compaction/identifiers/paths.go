@@ -24,10 +24,16 @@ func findPaths(text string) []Match {
 			continue
 		}
 		j := i
+		candidate := false
 		for j < len(text) && !isPathStop(text[j]) {
+			if c := text[j]; c == '/' || c == '\\' || c == '.' {
+				candidate = true
+			}
 			j++
 		}
-		out = pathsInToken(text, i, j, out)
+		if candidate {
+			out = pathsInToken(text, i, j, out)
+		}
 		i = j
 	}
 	return out
@@ -43,7 +49,7 @@ func isPathStop(c byte) bool {
 
 func pathsInToken(text string, start, end int, out []Match) []Match {
 	tok := text[start:end]
-	if strings.Contains(tok, "://") || (!strings.ContainsAny(tok, "/\\.")) {
+	if strings.Contains(tok, "://") {
 		return out
 	}
 	k := start

@@ -1,0 +1,29 @@
+// Package extractive is a chat model that summarizes without a model: it
+// reads the transcript a compaction.SummarizationCompactor sends and writes
+// the five-section summary the compactor asks for, using only what it can
+// copy from the transcript.
+//
+// It needs no network, is deterministic, and its answer is always shorter, in
+// code points, than the transcript it was given. That makes it the embedded
+// default of the demo and the last step of a failover chain: when every real
+// model is down, compaction still happens and the agent carries on.
+//
+// What goes where:
+//
+//   - Objective: the first line of each user message (the first request and the
+//     latest ones when there are many).
+//   - Decisions and constraints: user lines that state a rule or a choice
+//     (must, should, don't, never, always, prefer, use, instead, avoid,
+//     require), and the first line of system messages.
+//   - Work completed: one bullet per tool call, "NAME(ARGS) -> first line of
+//     the result", marked "[error]" and showing the error line when the result
+//     reads as a failure; and the first line of each assistant message.
+//   - Identifiers: what package identifiers extracts from the transcript.
+//   - Unresolved: the last user request no assistant text answered, else the
+//     last assistant text.
+//
+// Earlier summaries in the transcript ("[conversation_summary]" entries) are
+// folded in: their bullets join the matching new sections ahead of newer ones.
+// Every section keeps its newest bullets up to a cap; if the result is still
+// not shorter than the transcript, the oldest bullets go first.
+package extractive
