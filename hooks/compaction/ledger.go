@@ -1,0 +1,205 @@
+package compaction
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+)
+
+// LedgerConfig configures the identifier ledger of a SummarizationCompactor.
+//
+// Summaries lose exact identifiers: a path, an id or an error string written
+// from memory is not the one the agent needs. Before a round the ledger
+// extracts identifiers from the messages being replaced, without any model;
+// after the summary comes back it appends, verbatim, those the summary lost,
+// under a "## Identifiers (verbatim)" heading, within MaxTokens. The full list
+// is kept in the summary's marker under "identifiers", so a later round that
+// folds this summary into a new one carries them forward even if the cap cut
+// them from the text.
+type LedgerConfig struct {
+	// Disabled turns the ledger off. Default false: the ledger is on.
+	Disabled bool
+	// Extractors find identifiers. Default identifiers.DefaultExtractors():
+	// paths, URLs, UUIDs, hex hashes of 7+ characters, tool-call ids, quoted
+	// error strings and error lines, and the values of tool arguments named
+	// like path, file, url, id or query.
+	Extractors []identifiers.Extractor
+	// MaxTokens caps the size of the appended block, as measured by the
+	// compaction's counter. Default 256; must be >= 0 (0 means the default).
+	MaxTokens int
+	// MaxRemembered caps how many identifiers a summary's marker records.
+	// Default 200.
+	MaxRemembered int
+}
+
+// IdentifierStats reports what the ledger found and did in one round.
+type IdentifierStats struct {
+	Found    int // identifiers in the replaced messages (and folded summaries' ledgers)
+	Survived int // of those, found verbatim in the summary as written
+	Appended int // lost ones appended verbatim by the ledger
+	Dropped  int // lost ones left out to respect MaxTokens
+}
+
+// SurvivalRate is Survived/Found before repair; 1 when nothing was found.
+func (s IdentifierStats) SurvivalRate() float64 {
+	if s.Found == 0 {
+		return 1
+	}
+	return float64(s.Survived) / float64(s.Found)
+}
+
+// ledgerMarkerKey is the marker field that remembers a summary's identifiers.
+const ledgerMarkerKey = "identifiers"
+
+// ledgerHeading starts the machine-written block.
+const ledgerHeading = "## Identifiers (verbatim)"
+
+type ledger struct {
+	off        bool
+	extractors []identifiers.Extractor
+	maxTokens  int
+	remember   int
+}
+
+func newLedger(cfg *LedgerConfig) (ledger, error) {
+	l := ledger{extractors: identifiers.DefaultExtractors(), maxTokens: 256, remember: 200}
+	if cfg == nil {
+		return l, nil
+	}
+	if cfg.MaxTokens < 0 {
+		return l, fmt.Errorf("compaction: LedgerConfig.MaxTokens must be at least 0, got %d", cfg.MaxTokens)
+	}
+	if cfg.MaxRemembered < 0 {
+		return l, fmt.Errorf("compaction: LedgerConfig.MaxRemembered must be at least 0, got %d", cfg.MaxRemembered)
+	}
+	l.off = cfg.Disabled
+	if cfg.Extractors != nil {
+		l.extractors = slices.Clone(cfg.Extractors)
+	}
+	if cfg.MaxTokens > 0 {
+		l.maxTokens = cfg.MaxTokens
+	}
+	if cfg.MaxRemembered > 0 {
+		l.remember = cfg.MaxRemembered
+	}
+	return l, nil
+}
+
+// ledgerEntry is one identifier with how often and how recently it was used.
+type ledgerEntry struct {
+	value string
+	uses  int // how many replaced messages mention it
+	last  int // position of the newest message that mentions it
+}
+
+// collect extracts identifiers from the planned messages, oldest first,
+// plus those remembered by summaries among them.
+func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry {
+	if l.off {
+		return nil
+	}
+	byValue := map[string]int{}
+	var entries []ledgerEntry
+	note := func(v string, pos int) {
+		if i, ok := byValue[v]; ok {
+			entries[i].uses++
+			entries[i].last = pos
+			return
+		}
+		byValue[v] = len(entries)
+		entries = append(entries, ledgerEntry{value: v, uses: 1, last: pos})
+	}
+	for pos, i := range indices {
+		m := messages[i]
+		if fields, ok := MarkerFields(m); ok {
+			for _, v := range rememberedIdentifiers(fields[ledgerMarkerKey]) {
+				note(v, pos)
+			}
+		}
+		text := RenderMessage(m, RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment})
+		for _, match := range identifiers.Extract(text, l.extractors) {
+			note(match.Value, pos)
+		}
+	}
+	return entries
+}
+
+func rememberedIdentifiers(v any) []string {
+	switch x := v.(type) {
+	case []string:
+		return x
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			if s, ok := e.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// repair appends the identifiers the summary lost, most used and newest
+// first, as far as MaxTokens allows, and returns the new text, the stats and
+// the marker fields to record.
+func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, counter TokenCounter) (string, IdentifierStats, map[string]any, error) {
+	stats := IdentifierStats{Found: len(entries)}
+	if l.off || len(entries) == 0 {
+		return text, stats, nil, nil
+	}
+	var lost []ledgerEntry
+	for _, e := range entries {
+		if strings.Contains(text, e.value) {
+			stats.Survived++
+		} else {
+			lost = append(lost, e)
+		}
+	}
+	// Keep the most used, then the newest; drop the oldest and least used.
+	slices.SortStableFunc(lost, func(a, b ledgerEntry) int {
+		return cmp.Or(cmp.Compare(b.uses, a.uses), cmp.Compare(b.last, a.last))
+	})
+	kept := 0
+	block := ""
+	for kept < len(lost) {
+		candidate := renderLedger(lost[:kept+1], len(lost)-kept-1)
+		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(candidate)}, nil)
+		if err != nil {
+			return text, stats, nil, fmt.Errorf("compaction: measuring the identifier ledger: %w", err)
+		}
+		if n > l.maxTokens {
+			break
+		}
+		kept++
+		block = candidate
+	}
+	stats.Appended, stats.Dropped = kept, len(lost)-kept
+	if kept > 0 {
+		text += "\n\n" + block
+	}
+	remembered := make([]any, 0, min(len(entries), l.remember))
+	for _, e := range entries[max(len(entries)-l.remember, 0):] {
+		remembered = append(remembered, e.value)
+	}
+	return text, stats, map[string]any{ledgerMarkerKey: remembered}, nil
+}
+
+func renderLedger(entries []ledgerEntry, dropped int) string {
+	var b strings.Builder
+	b.WriteString(ledgerHeading)
+	for _, e := range entries {
+		b.WriteString("\n- ")
+		b.WriteString(e.value)
+	}
+	if dropped > 0 {
+		fmt.Fprintf(&b, "\n(%d more dropped to fit the cap)", dropped)
+	}
+	return b.String()
+}
