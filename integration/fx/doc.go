@@ -8,10 +8,12 @@
 //
 //   - the compaction.TokenCounter named by compaction.counter;
 //   - the summarizer chat model (type Summarizer): an OpenAI-compatible client
-//     when an endpoint is configured, otherwise an offline summarizer;
+//     when an endpoint is configured, otherwise the offline extractive summarizer;
 //   - the compaction.Compactor chosen by compaction.strategy;
 //   - the *compaction.CompactionHook, contributed to the hook group at
-//     hooks.BeforeLLM;
+//     hooks.BeforeLLM, reporting every compaction to the observers in the
+//     ObserverGroup value group and to the one a run's context carries
+//     (WithObserver);
 //   - a *hooks.Registry assembled from every HookEntry in the value group
 //     HookGroup, so any application adds its own hook with one fx.Provide
 //     (see AsHook);

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/cloudwego/eino/components/model"
+
+	"github.com/einocompact/einocompact/summarizer/extractive"
 )
 
 // Summarizer is the chat model that writes compaction summaries. It is its
@@ -15,12 +17,17 @@ type Summarizer interface {
 }
 
 // NewSummarizer builds the summarizer cfg selects: an EndpointModel when
-// Config.SummarizerEndpoint is online, otherwise the offline summarizer.
+// Config.SummarizerEndpoint is online, otherwise the offline extractive
+// summarizer (package summarizer/extractive), which needs no network.
 func NewSummarizer(ctx context.Context, cfg *Config) (Summarizer, error) {
 	if ep, online := cfg.SummarizerEndpoint(); online {
 		return NewEndpointModel(ctx, ep)
 	}
-	return standInSummarizer{}, nil
+	s, err := extractive.New(nil)
+	if err != nil {
+		return nil, fmt.Errorf("compactfx: offline summarizer: %w", err)
+	}
+	return s, nil
 }
 
 // SummarizerName describes the summarizer cfg selects, for logs and reports.
@@ -28,5 +35,8 @@ func SummarizerName(cfg *Config) string {
 	if ep, online := cfg.SummarizerEndpoint(); online {
 		return fmt.Sprintf("%s at %s", ep.Model, ep.BaseURL)
 	}
-	return standInName
+	return OfflineSummarizerName
 }
+
+// OfflineSummarizerName is how SummarizerName describes the offline summarizer.
+const OfflineSummarizerName = "offline extractive summarizer"

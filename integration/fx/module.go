@@ -72,7 +72,6 @@ func provideCompactor(in compactorIn) (compaction.Compactor, error) {
 	return NewCompactor(context.Background(), in.Config.Compaction, CompactorDeps{
 		Summarizer: in.Summarizer,
 		Logger:     orDefault(in.Logger),
-		OnRound:    roundReporter(orDefault(in.Logger)),
 	})
 }
 
@@ -81,7 +80,8 @@ type hookIn struct {
 	Config    *Config
 	Compactor compaction.Compactor
 	Counter   compaction.TokenCounter
-	Logger    *slog.Logger `optional:"true"`
+	Logger    *slog.Logger          `optional:"true"`
+	Observers []compaction.Observer `group:"einocompact.observers"`
 }
 
 type hookOut struct {
@@ -99,6 +99,7 @@ func provideHook(in hookIn) (hookOut, error) {
 		CompactTo:     c.CompactTo,
 		TokenCounter:  in.Counter,
 		Logger:        orDefault(in.Logger),
+		Observer:      dispatch{static: in.Observers},
 	})
 	if err != nil {
 		return hookOut{}, err

@@ -2,38 +2,39 @@ package compactfx
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
 )
 
-// RoundObserver receives every summarization round of the compactor Module
-// builds. It is called synchronously on the goroutine running the agent, so
-// it must return quickly.
-type RoundObserver func(ctx context.Context, r compaction.Round)
+// ObserverGroup is the fx value group of compaction.Observer values the
+// module's CompactionHook reports to. Contribute one with
+//
+//	fx.Provide(fx.Annotate(newMetrics, fx.As(new(compaction.Observer)), fx.ResultTags(`group:"einocompact.observers"`)))
+const ObserverGroup = "einocompact.observers"
 
 type observerKey struct{}
 
-// WithRoundObserver returns a context under which the module's compactor
-// reports each summarization round to obs. Pass it to the agent's Run to
-// observe that one run: the compactor is shared by every run, so per-run
-// reporting travels in the context rather than in the compactor.
-func WithRoundObserver(ctx context.Context, obs RoundObserver) context.Context {
+// WithObserver returns a context under which the module's CompactionHook
+// also reports to obs. Pass it to the agent's Run to observe that one run:
+// the hook is shared by every run, so per-run reporting travels in the
+// context rather than in the hook.
+func WithObserver(ctx context.Context, obs compaction.Observer) context.Context {
 	return context.WithValue(ctx, observerKey{}, obs)
 }
 
-// roundReporter logs every round and forwards it to the observer in ctx.
-func roundReporter(log *slog.Logger) RoundObserver {
-	return func(ctx context.Context, r compaction.Round) {
-		attrs := []any{"tier", r.Tier, "messages_replaced", len(r.Indices), "tokens_before", r.TokensBefore,
-			"tokens_after", r.TokensAfter, "summarizer_latency", r.Latency}
-		if r.Err != nil {
-			log.WarnContext(ctx, "summarization round failed", append(attrs, "error", r.Err)...)
-		} else {
-			log.DebugContext(ctx, "summarization round", attrs...)
+// dispatch reports to the application-wide observers, then to the run's own.
+type dispatch struct {
+	static []compaction.Observer
+}
+
+// ObserveCompaction implements compaction.Observer.
+func (d dispatch) ObserveCompaction(ctx context.Context, r compaction.Report) {
+	for _, o := range d.static {
+		if o != nil {
+			o.ObserveCompaction(ctx, r)
 		}
-		if obs, ok := ctx.Value(observerKey{}).(RoundObserver); ok && obs != nil {
-			obs(ctx, r)
-		}
+	}
+	if o, ok := ctx.Value(observerKey{}).(compaction.Observer); ok && o != nil {
+		o.ObserveCompaction(ctx, r)
 	}
 }

@@ -30,9 +30,6 @@ type CompactorDeps struct {
 	Summarizer Summarizer
 	// Logger receives the compactors' warnings. Default slog.Default().
 	Logger *slog.Logger
-	// OnRound is called after every summarization round; see
-	// compaction.SummarizationConfig.OnRound. Optional.
-	OnRound func(ctx context.Context, r compaction.Round)
 }
 
 // NewCompactor builds the compactor compaction.strategy selects.
@@ -69,7 +66,6 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps Co
 			SummaryInstruction:       s.SummaryInstruction,
 			RaiseOnFailure:           s.RaiseOnFailure,
 			Logger:                   deps.Logger,
-			OnRound:                  deps.OnRound,
 		})
 		return wrapKey(comp, err, "compaction.summarize")
 	case StrategySlide:
