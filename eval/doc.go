@@ -1,0 +1,20 @@
+// Package eval measures how much a compacted conversation still knows.
+//
+// Corpus generates long agent trajectories from a seed, with facts planted
+// where real agents meet them: paths, request ids, commit hashes, error
+// strings and row counts in tool results (some on the first line, most deep
+// inside), and decisions in user turns. Run replays each trajectory through
+// a compactor the way a CompactionHook would (append a step, compact when the
+// conversation passes CompactAt of the window, down to CompactTo) and
+// reports, per trajectory:
+//
+//   - how many planted facts were in messages that compaction replaced, and
+//     how many of those still appear verbatim in the final conversation;
+//   - the same for every identifier package identifiers extracts from the
+//     replaced messages;
+//   - tokens of the uncompacted and the final conversation, compactions and
+//     summarizer rounds.
+//
+// Everything is deterministic: the same seed gives the same table. The
+// numbers in docs/fidelity.md come from TestFidelity.
+package eval
