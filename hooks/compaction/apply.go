@@ -1,0 +1,89 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// summaryText takes the summary out of the chat model's reply: Content, or
+// when that is blank the first text part of AssistantGenMultiContent (or of
+// the deprecated MultiContent). Reasoning never counts. Blank text is an
+// error wrapping ErrNoUsableSummary that describes what came back instead.
+func summaryText(reply *schema.Message) (string, error) {
+	if reply == nil {
+		return "", fmt.Errorf("%w: the chat model returned no message", ErrNoUsableSummary)
+	}
+	text := reply.Content
+	if strings.TrimSpace(text) == "" {
+		text = firstTextPart(reply)
+	}
+	if text = strings.TrimSpace(text); text == "" {
+		return "", fmt.Errorf("%w: reply had role %q, %d tool calls, %d output parts and %d characters of reasoning",
+			ErrNoUsableSummary, reply.Role, len(reply.ToolCalls), len(reply.AssistantGenMultiContent),
+			utf8.RuneCountInString(reply.ReasoningContent))
+	}
+	return text, nil
+}
+
+func firstTextPart(reply *schema.Message) string {
+	for _, p := range reply.AssistantGenMultiContent {
+		if p.Type == schema.ChatMessagePartTypeText {
+			return p.Text
+		}
+	}
+	for _, p := range reply.MultiContent {
+		if p.Type == schema.ChatMessagePartTypeText {
+			return p.Text
+		}
+	}
+	return ""
+}
+
+// NewSummaryMessage builds the message that stands for n replaced messages:
+// a user message "<conversation_summary>\nTEXT\n</conversation_summary>"
+// carrying the summarization marker.
+func NewSummaryMessage(text string, n int) *schema.Message {
+	m := schema.UserMessage(summaryOpen + "\n" + text + "\n" + summaryClose)
+	m.Extra = map[string]any{MetaKey: NewMarker(StrategySummarization, n, nil)}
+	return m
+}
+
+// replaceWithSummary returns a new conversation in which the messages at indices are
+// gone and summary sits where the first of them was; everything else keeps
+// its order. messages itself is not touched.
+func replaceWithSummary(messages []*schema.Message, indices []int, summary *schema.Message) []*schema.Message {
+	drop := make([]bool, len(messages))
+	first := len(messages)
+	for _, i := range indices {
+		drop[i] = true
+		first = min(first, i)
+	}
+	out := make([]*schema.Message, 0, len(messages)-len(indices)+1)
+	for i, m := range messages {
+		if i == first {
+			out = append(out, summary)
+		}
+		if !drop[i] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// applySummary swaps the summary in for plan and checks that the result is
+// smaller than before tokens. It returns the new conversation and its size.
+func applySummary(ctx context.Context, messages []*schema.Message, plan Plan, text string, before int, counter TokenCounter) ([]*schema.Message, int, error) {
+	next := replaceWithSummary(messages, plan.Indices, NewSummaryMessage(text, len(plan.Indices)))
+	after, err := counter.Count(ctx, next, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("compaction: counting the summarized conversation: %w", err)
+	}
+	if after >= before {
+		return nil, after, fmt.Errorf("%w (%d tokens before and %d tokens after)", ErrSummaryNotSmaller, before, after)
+	}
+	return next, after, nil
+}

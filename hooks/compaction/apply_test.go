@@ -1,0 +1,106 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+func TestNewSummaryMessage(t *testing.T) {
+	t.Parallel()
+	m := NewSummaryMessage("- did X", 4)
+	if m.Role != schema.User || m.Content != "<conversation_summary>\n- did X\n</conversation_summary>" {
+		t.Errorf("message %+v", m)
+	}
+	if mk, ok := MarkerOf(m); !ok || mk != (Marker{Strategy: StrategySummarization, SummarizedMessages: 4}) {
+		t.Errorf("marker %+v %v", mk, ok)
+	}
+	want := map[string]any{MetaKey: map[string]any{"strategy": StrategySummarization, "summarized_messages": 4}}
+	if !reflect.DeepEqual(m.Extra, want) {
+		t.Errorf("Extra = %#v, want exactly %#v", m.Extra, want)
+	}
+}
+
+func TestReplaceWithSummary(t *testing.T) {
+	t.Parallel()
+	base := []*schema.Message{user("0"), user("1"), user("2"), user("3"), user("4")}
+	s := NewSummaryMessage("s", 1)
+	cases := []struct {
+		name    string
+		indices []int
+		want    []*schema.Message
+	}{
+		{"contiguous", []int{1, 2}, []*schema.Message{base[0], s, base[3], base[4]}},
+		{"non-contiguous keeps survivors in order", []int{1, 3}, []*schema.Message{base[0], s, base[2], base[4]}},
+		{"unsorted plan still goes to the smallest index", []int{4, 2}, []*schema.Message{base[0], base[1], s, base[3]}},
+		{"first and last", []int{0, 4}, []*schema.Message{s, base[1], base[2], base[3]}},
+	}
+	for _, tc := range cases {
+		in := append([]*schema.Message(nil), base...)
+		got := replaceWithSummary(in, tc.indices, s)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %v", tc.name, Render(got, RenderOptions{}))
+		}
+		if !reflect.DeepEqual(in, base) {
+			t.Errorf("%s: input changed", tc.name)
+		}
+	}
+}
+
+func TestSummaryText(t *testing.T) {
+	t.Parallel()
+	parts := func(ps ...schema.MessageOutputPart) *schema.Message {
+		return &schema.Message{Role: schema.Assistant, AssistantGenMultiContent: ps}
+	}
+	text := func(s string) schema.MessageOutputPart {
+		return schema.MessageOutputPart{Type: schema.ChatMessagePartTypeText, Text: s}
+	}
+	reason := schema.MessageOutputPart{Type: schema.ChatMessagePartTypeReasoning, Reasoning: &schema.MessageOutputReasoning{Text: "hmm"}}
+	cases := []struct {
+		name  string
+		reply *schema.Message
+		want  string // "" means ErrNoUsableSummary
+	}{
+		{"content", schema.AssistantMessage("  - a\n- b \n", nil), "- a\n- b"},
+		{"output parts after reasoning", parts(reason, text(" first "), text("second")), "first"},
+		{"legacy parts", &schema.Message{Role: schema.Assistant, MultiContent: []schema.ChatMessagePart{
+			{Type: schema.ChatMessagePartTypeText, Text: "legacy"}}}, "legacy"},
+		{"content wins over parts", &schema.Message{Role: schema.Assistant, Content: "c",
+			AssistantGenMultiContent: []schema.MessageOutputPart{text("p")}}, "c"},
+		{"reasoning only", parts(reason), ""},
+		{"blank text part", parts(text("  ")), ""},
+		{"nil reply", nil, ""},
+	}
+	for _, tc := range cases {
+		got, err := summaryText(tc.reply)
+		switch {
+		case tc.want == "" && !errors.Is(err, ErrNoUsableSummary):
+			t.Errorf("%s: err = %v, want ErrNoUsableSummary", tc.name, err)
+		case tc.want != "" && (err != nil || got != tc.want):
+			t.Errorf("%s: got %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+func TestApplySummaryChecksSize(t *testing.T) {
+	t.Parallel()
+	msgs := []*schema.Message{sys("rules"), user(rep("long ", 40)), asst("ok"), user("task")}
+	before := count(fc1, msgs...)
+	plan := Plan{Tier: TierHistoricalTurns, Indices: []int{1, 2}}
+	next, after, err := applySummary(context.Background(), msgs, plan, "short", before, fc1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 7+200 and 12+2 chars plus a separator leave; 54+5 chars arrive.
+	if after != before-(207+14+1)+59 || len(next) != 3 || after != count(fc1, next...) {
+		t.Errorf("after = %d (%d messages), before %d", after, len(next), before)
+	}
+	_, _, err = applySummary(context.Background(), msgs, plan, rep("y", 300), before, fc1)
+	if !errors.Is(err, ErrSummaryNotSmaller) || !strings.Contains(err.Error(), "tokens before and") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,362 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// The tiers a summarization plan can come from, in the order they are tried.
+const (
+	// TierHistoricalTurns replaces the oldest whole turns before the current task.
+	TierHistoricalTurns = "historical_turns"
+	// TierHistoricalSummaries folds two or more summaries before the current task into one.
+	TierHistoricalSummaries = "historical_summaries"
+	// TierCurrentTaskSteps replaces the oldest agent steps of the current task,
+	// sparing the newest MinKeepSteps.
+	TierCurrentTaskSteps = "current_task_steps"
+	// TierCurrentTaskSummaries folds two or more summaries inside the current task into one.
+	TierCurrentTaskSummaries = "current_task_summaries"
+)
+
+// Plan is one round's choice of messages to replace with a single summary.
+// The zero Plan (no Tier, no Indices) means nothing more can be summarized.
+type Plan struct {
+	// Tier names the rule that chose the messages (one of the Tier constants).
+	Tier string
+	// Indices are the chosen positions in the planned conversation, ascending.
+	// They need not be contiguous: messages that belong to no group (notes of
+	// other compactors, orphan tool results, mid-task system messages) stay.
+	Indices []int
+}
+
+// Empty reports whether the plan selects nothing.
+func (p Plan) Empty() bool { return len(p.Indices) == 0 }
+
+// Plan chooses what the next summarization round would replace to bring
+// messages down to target tokens as counted by counter (nil: DefaultCounter).
+// It calls no model. The four tiers are tried in order and the first that
+// applies wins:
+//
+//  1. historical turns: the fewest oldest turns before the current task;
+//  2. historical summaries: at least two of this compactor's summaries before
+//     the current task, folded into one;
+//  3. current-task steps: the fewest oldest agent steps, never one of the
+//     newest MinKeepSteps;
+//  4. current-task summaries: at least two summaries inside the current task.
+//
+// Within a tier, groups are taken oldest first until the rest of the
+// conversation plus ApproximateSummaryTokens fits target, or all of them.
+// The counter is asked for O(n) work per call: an AdditiveCounter measures
+// each message once; any other counter recounts the remainder per candidate.
+func (c *SummarizationCompactor) Plan(ctx context.Context, messages []*schema.Message, target int, counter TokenCounter) (Plan, error) {
+	if counter == nil {
+		counter = DefaultCounter()
+	}
+	return c.plan(ctx, messages, max(target, 0), counter)
+}
+
+// planRegions are the landmarks of a conversation (reference A.2).
+type planRegions struct {
+	systemEnd int // end of the leading block of unmarked system messages
+	task      int // index of the last real user message, -1 when there is none
+}
+
+func planRegionsOf(messages []*schema.Message) planRegions {
+	r := planRegions{systemEnd: len(messages), task: -1}
+	for i, m := range messages {
+		if m == nil || m.Role != schema.System || HasMarkerKey(m) {
+			r.systemEnd = i
+			break
+		}
+	}
+	for i := len(messages) - 1; i >= r.systemEnd; i-- {
+		if IsRealUser(messages[i]) {
+			r.task = i
+			break
+		}
+	}
+	return r
+}
+
+// historyEnd is where the history region stops: the task anchor, or the end
+// of the system block when there is no anchor (then there is no history).
+func (r planRegions) historyEnd() int {
+	if r.task < 0 {
+		return r.systemEnd
+	}
+	return r.task
+}
+
+// taskStart is where agent steps are searched from.
+func (r planRegions) taskStart() int {
+	if r.task < 0 {
+		return r.systemEnd
+	}
+	return r.task + 1
+}
+
+// turns splits the history into turns: each real user message opens one that
+// runs to the next real user message. Messages before the first real user
+// message belong to no turn.
+func historicalTurns(messages []*schema.Message, r planRegions) [][]int {
+	var out [][]int
+	for i := r.systemEnd; i < r.historyEnd(); i++ {
+		if IsRealUser(messages[i]) {
+			out = append(out, []int{i})
+		} else if len(out) > 0 {
+			out[len(out)-1] = append(out[len(out)-1], i)
+		}
+	}
+	return out
+}
+
+// steps splits the current task into agent steps: an assistant message plus
+// the tool results right after it. Anything else (summaries, notes, system
+// messages, orphan results) belongs to no step, so it is never summarized
+// here and never lets a call be parted from its results.
+func taskSteps(messages []*schema.Message, r planRegions) [][]int {
+	var out [][]int
+	for i := r.taskStart(); i < len(messages); {
+		m := messages[i]
+		if m == nil || m.Role != schema.Assistant {
+			i++
+			continue
+		}
+		step := []int{i}
+		for i++; i < len(messages) && IsToolResult(messages[i]); i++ {
+			step = append(step, i)
+		}
+		out = append(out, step)
+	}
+	return out
+}
+
+// keepPairs makes candidate groups safe to summarize: no tool call may be
+// replaced while one of its results stays, and no result while its call
+// stays. The reference grouping already guarantees this for ordinary agent
+// conversations; this pass covers the rest (a system message or a note
+// between a call and its results, a call whose results sit across a turn
+// boundary). A result that belongs to no group joins its call's group;
+// candidates linked to each other merge into one, placed where the older one
+// was; a candidate linked to a message that must stay (one in others, or a
+// call outside every group) is dropped. Pairs are matched by call id, each
+// result to the latest earlier call with its id.
+func keepPairs(messages []*schema.Message, candidates, others [][]int) [][]int {
+	const free, protected = -1, -2
+	owner := make([]int, len(messages))
+	for i := range owner {
+		owner[i] = free
+	}
+	for _, g := range others {
+		for _, i := range g {
+			owner[i] = protected
+		}
+	}
+	for n, g := range candidates {
+		for _, i := range g {
+			owner[i] = n
+		}
+	}
+	parent := make([]int, len(candidates))
+	for n := range parent {
+		parent[n] = n
+	}
+	find := func(n int) int {
+		for parent[n] != n {
+			parent[n] = parent[parent[n]]
+			n = parent[n]
+		}
+		return n
+	}
+	pinned := make([]bool, len(candidates))
+	joined := make([][]int, len(candidates)) // free results that follow their call
+	callAt := map[string]int{}
+	for i, m := range messages {
+		switch {
+		case m == nil:
+		case m.Role == schema.Assistant:
+			for _, tc := range m.ToolCalls {
+				if tc.ID != "" {
+					callAt[tc.ID] = i
+				}
+			}
+		case m.Role == schema.Tool && m.ToolCallID != "":
+			j, ok := callAt[m.ToolCallID]
+			if !ok {
+				continue
+			}
+			res, cl := owner[i], owner[j]
+			switch {
+			case res == cl:
+			case cl >= 0 && res == free:
+				joined[cl] = append(joined[cl], i)
+			case cl >= 0 && res >= 0:
+				a, b := find(cl), find(res)
+				parent[max(a, b)] = min(a, b)
+			case res >= 0:
+				pinned[res] = true
+			case cl >= 0 && res == protected:
+				pinned[cl] = true
+			}
+		}
+	}
+	for n := range candidates {
+		if pinned[n] {
+			pinned[find(n)] = true
+		}
+	}
+	out := make([][]int, 0, len(candidates))
+	slot := make([]int, len(candidates)) // position of a root's group in out
+	for n, g := range candidates {
+		root := find(n)
+		if pinned[root] {
+			continue
+		}
+		if root == n {
+			slot[n] = len(out)
+			out = append(out, nil)
+		}
+		out[slot[root]] = append(out[slot[root]], g...)
+		out[slot[root]] = append(out[slot[root]], joined[n]...)
+	}
+	for _, g := range out {
+		slices.Sort(g)
+	}
+	return out
+}
+
+// summariesIn lists this compactor's summaries in [from, to).
+func summariesIn(messages []*schema.Message, from, to int) []int {
+	var out []int
+	for i := from; i < to; i++ {
+		if IsStrategy(messages[i], StrategySummarization) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Message, target int, counter TokenCounter) (Plan, error) {
+	r := planRegionsOf(messages)
+	rest := newRemainder(ctx, messages, counter)
+	taker := func(groups [][]int) ([]int, error) {
+		return c.takeGroups(rest, groups, target)
+	}
+
+	st := taskSteps(messages, r)
+	if ts := keepPairs(messages, historicalTurns(messages, r), st); len(ts) > 0 {
+		sel, err := taker(ts)
+		return Plan{Tier: TierHistoricalTurns, Indices: sel}, err
+	}
+	if sel, err := c.foldSummaries(taker, summariesIn(messages, r.systemEnd, r.historyEnd())); err != nil || sel != nil {
+		return Plan{Tier: TierHistoricalSummaries, Indices: sel}, err
+	}
+	cut := max(len(st)-c.minKeep, 0)
+	if eligible := keepPairs(messages, st[:cut], st[cut:]); len(eligible) > 0 {
+		sel, err := taker(eligible)
+		return Plan{Tier: TierCurrentTaskSteps, Indices: sel}, err
+	}
+	if sel, err := c.foldSummaries(taker, summariesIn(messages, r.taskStart(), len(messages))); err != nil || sel != nil {
+		return Plan{Tier: TierCurrentTaskSummaries, Indices: sel}, err
+	}
+	return Plan{}, nil
+}
+
+// foldSummaries picks summaries to merge: as many as the target asks for, but
+// never fewer than two, since rewriting a single summary frees nothing.
+func (c *SummarizationCompactor) foldSummaries(taker func([][]int) ([]int, error), sums []int) ([]int, error) {
+	if len(sums) < 2 {
+		return nil, nil
+	}
+	groups := make([][]int, len(sums))
+	for i, s := range sums {
+		groups[i] = []int{s}
+	}
+	sel, err := taker(groups)
+	if err != nil {
+		return nil, err
+	}
+	return sums[:max(len(sel), 2)], nil
+}
+
+// takeGroups takes groups oldest first until the messages left plus one
+// summary of the estimated size fit target; all groups when that never
+// happens. The result is the flat, ascending list of taken indices.
+func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, target int) ([]int, error) {
+	var sel []int
+	for _, g := range groups {
+		sel = append(sel, g...)
+		left, err := rest.without(g)
+		if err != nil {
+			return nil, err
+		}
+		if left+c.approx <= target {
+			break
+		}
+	}
+	return sel, nil
+}
+
+// remainder counts what is left of a conversation as groups are taken away,
+// one group at a time. With an AdditiveCounter each message is measured once
+// and every remainder costs O(1); otherwise the remainder is rebuilt and
+// recounted, which gives the same numbers at O(n) per candidate.
+type remainder struct {
+	ctx      context.Context
+	messages []*schema.Message
+	counter  TokenCounter
+	removed  []bool
+	k        int // messages removed so far
+
+	additive AdditiveCounter
+	costs    []Cost // per message, filled on first use
+	total    Cost
+	gone     Cost
+}
+
+func newRemainder(ctx context.Context, messages []*schema.Message, counter TokenCounter) *remainder {
+	r := &remainder{ctx: ctx, messages: messages, counter: counter}
+	r.additive, _ = counter.(AdditiveCounter)
+	return r
+}
+
+// without removes group from the remainder and returns the remainder's size.
+func (r *remainder) without(group []int) (int, error) {
+	if r.removed == nil {
+		r.removed = make([]bool, len(r.messages))
+		if r.additive != nil {
+			r.costs = make([]Cost, len(r.messages))
+			for i, m := range r.messages {
+				r.costs[i] = r.additive.MessageCost(m)
+				r.total = r.total.Add(r.costs[i])
+			}
+		}
+	}
+	for _, i := range group {
+		if r.removed[i] {
+			continue
+		}
+		r.removed[i] = true
+		r.k++
+		if r.additive != nil {
+			r.gone = r.gone.Add(r.costs[i])
+		}
+	}
+	if r.additive != nil {
+		return r.additive.Tokens(r.total.Sub(r.gone), len(r.messages)-r.k), nil
+	}
+	kept := make([]*schema.Message, 0, len(r.messages)-r.k)
+	for i, m := range r.messages {
+		if !r.removed[i] {
+			kept = append(kept, m)
+		}
+	}
+	n, err := r.counter.Count(r.ctx, kept, nil)
+	if err != nil {
+		return 0, fmt.Errorf("compaction: counting a candidate remainder: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,250 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/cloudwego/eino/callbacks"
+	"github.com/cloudwego/eino/components"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+// SummarizationConfig configures a SummarizationCompactor.
+type SummarizationConfig struct {
+	// ChatModel writes the summaries. Required.
+	ChatModel model.BaseChatModel
+	// MinKeepSteps is how many of the newest agent steps of the current task
+	// are never summarized. Default 1; must be >= 0.
+	MinKeepSteps *int
+	// ApproximateSummaryTokens is the size a summary is expected to have. It
+	// only guides planning (how much to replace per round); it does not limit
+	// what the model writes. Default 1024; must be >= 1.
+	ApproximateSummaryTokens *int
+	// SummaryInstruction is the summarizer's system prompt. Empty means
+	// DefaultSummaryInstruction; anything else replaces it entirely.
+	SummaryInstruction string
+	// RaiseOnFailure returns a failed round (model error, no usable text, a
+	// summary that does not shrink the conversation) as an error. Default
+	// false: the failure is logged and the last successful round is kept.
+	RaiseOnFailure bool
+	// Logger receives warnings about failed rounds. Default slog.Default().
+	Logger *slog.Logger
+	// OnRound, when set, is called synchronously after every round that
+	// called the chat model, successful or not, on the goroutine running
+	// Compact. It must be safe for concurrent use when the compactor serves
+	// several runs at once, and should return quickly.
+	OnRound func(ctx context.Context, r Round)
+}
+
+// Round reports one summarization round.
+type Round struct {
+	// Tier is the tier the plan came from (one of the Tier constants).
+	Tier string
+	// Indices are the replaced positions in the conversation as it stood
+	// at the start of the round.
+	Indices []int
+	// TokensBefore is the conversation's size at the start of the round.
+	TokensBefore int
+	// TokensAfter is its size with the summary in place; 0 when the round
+	// failed before the summary could be measured.
+	TokensAfter int
+	// Latency is how long the chat model took.
+	Latency time.Duration
+	// Usage is the chat model's reported usage, nil when it reported none.
+	Usage *schema.TokenUsage
+	// Err is why the round failed; nil for a successful round.
+	Err error
+}
+
+// SummarizationCompactor replaces the least useful parts of a conversation
+// with summaries written by a chat model, round after round, until the
+// conversation fits the target or only what must stay is left: the leading
+// system messages, the user's current request, at most one summary before
+// and one after it, and the newest MinKeepSteps agent steps. See Plan for how
+// a round chooses what to replace.
+//
+// A tool call is never parted from its results. The caller's messages are
+// never modified. The compactor keeps no per-run state, so one value may
+// serve many runs at once. It implements Compactor, hooks.WarmUpper and
+// hooks.Closer.
+type SummarizationCompactor struct {
+	chat        model.BaseChatModel
+	minKeep     int
+	approx      int
+	instruction string
+	raise       bool
+	log         *slog.Logger
+	onRound     func(context.Context, Round)
+}
+
+var (
+	_ Compactor       = (*SummarizationCompactor)(nil)
+	_ hooks.WarmUpper = (*SummarizationCompactor)(nil)
+	_ hooks.Closer    = (*SummarizationCompactor)(nil)
+)
+
+// NewSummarizationCompactor validates cfg, applies its defaults and returns
+// the compactor. Errors name the offending field and its value.
+func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*SummarizationCompactor, error) {
+	if cfg == nil {
+		return nil, errors.New("compaction: nil SummarizationConfig")
+	}
+	if cfg.ChatModel == nil {
+		return nil, errors.New("compaction: SummarizationConfig.ChatModel is required")
+	}
+	c := &SummarizationCompactor{
+		chat:        cfg.ChatModel,
+		minKeep:     1,
+		approx:      1024,
+		instruction: cfg.SummaryInstruction,
+		raise:       cfg.RaiseOnFailure,
+		log:         cfg.Logger,
+		onRound:     cfg.OnRound,
+	}
+	if cfg.MinKeepSteps != nil {
+		if *cfg.MinKeepSteps < 0 {
+			return nil, fmt.Errorf("compaction: SummarizationConfig.MinKeepSteps must be at least 0, got %d", *cfg.MinKeepSteps)
+		}
+		c.minKeep = *cfg.MinKeepSteps
+	}
+	if cfg.ApproximateSummaryTokens != nil {
+		if *cfg.ApproximateSummaryTokens < 1 {
+			return nil, fmt.Errorf("compaction: SummarizationConfig.ApproximateSummaryTokens must be a positive number of tokens, got %d", *cfg.ApproximateSummaryTokens)
+		}
+		c.approx = *cfg.ApproximateSummaryTokens
+	}
+	if c.instruction == "" {
+		c.instruction = DefaultSummaryInstruction
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	return c, nil
+}
+
+// Compact implements Compactor. It returns (nil, nil) when messages already
+// fit targetTokens (the model is not called), when nothing can be summarized,
+// or when the first round fails and RaiseOnFailure is false. A later failed
+// round keeps the rounds before it. A negative target counts as 0; a nil
+// counter means DefaultCounter().
+//
+// Errors from counting or planning are returned whatever RaiseOnFailure says,
+// and so is a cancelled or expired ctx: its error wraps ctx.Err() and no
+// partial result is returned.
+func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema.Message, targetTokens int, counter TokenCounter) ([]*schema.Message, error) {
+	if counter == nil {
+		counter = DefaultCounter()
+	}
+	target := max(targetTokens, 0)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("compaction: summarization cancelled: %w", err)
+	}
+	current, err := counter.Count(ctx, messages, nil)
+	if err != nil {
+		return nil, fmt.Errorf("compaction: counting the conversation: %w", err)
+	}
+	compacted, summarized := messages, false
+	for current > target {
+		plan, err := c.plan(ctx, compacted, target, counter)
+		if err != nil {
+			return nil, err
+		}
+		if plan.Empty() {
+			break
+		}
+		next, after, err := c.round(ctx, compacted, plan, current, counter)
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("compaction: summarization cancelled: %w", errors.Join(cerr, err))
+		}
+		if err != nil {
+			if c.raise {
+				return nil, err
+			}
+			c.log.WarnContext(ctx, "summarization round failed; keeping the last successful result",
+				"tier", plan.Tier, "messages", len(plan.Indices), "error", err)
+			break
+		}
+		compacted, current, summarized = next, after, true
+	}
+	if !summarized {
+		return nil, nil
+	}
+	return compacted, nil
+}
+
+// round asks the chat model for one summary and swaps it in, reporting the
+// round to OnRound.
+func (c *SummarizationCompactor) round(ctx context.Context, messages []*schema.Message, plan Plan, before int, counter TokenCounter) ([]*schema.Message, int, error) {
+	rep := Round{Tier: plan.Tier, Indices: plan.Indices, TokensBefore: before}
+	next, after, err := c.summarize(ctx, messages, plan, before, counter, &rep)
+	rep.TokensAfter, rep.Err = after, err
+	if c.onRound != nil {
+		c.onRound(ctx, rep)
+	}
+	return next, after, err
+}
+
+func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*schema.Message, plan Plan, before int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
+	start := time.Now()
+	reply, err := c.generate(ctx, summaryPrompt(c.instruction, messages, plan.Indices))
+	rep.Latency = time.Since(start)
+	if reply != nil && reply.ResponseMeta != nil && reply.ResponseMeta.Usage != nil {
+		u := *reply.ResponseMeta.Usage
+		rep.Usage = &u
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	text, err := summaryText(reply)
+	if err != nil {
+		return nil, 0, err
+	}
+	return applySummary(ctx, messages, plan, text, before, counter)
+}
+
+// generate calls the chat model under a callback context of its own, so the
+// summarizer's call is not reported as one of the agent's model calls, and
+// turns a panic into an error.
+func (c *SummarizationCompactor) generate(ctx context.Context, prompt []*schema.Message) (reply *schema.Message, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			reply, err = nil, fmt.Errorf("compaction: the summarizer chat model panicked: %v", p)
+		}
+	}()
+	ctx = callbacks.InitCallbacks(ctx, &callbacks.RunInfo{
+		Name:      "SummarizationCompactor",
+		Type:      "SummarizationCompactor",
+		Component: components.ComponentOfChatModel,
+	})
+	reply, err = c.chat.Generate(ctx, prompt)
+	if err != nil {
+		return reply, fmt.Errorf("compaction: the summarizer chat model failed: %w", err)
+	}
+	return reply, nil
+}
+
+// WarmUp warms the chat model when it implements hooks.WarmUpper.
+func (c *SummarizationCompactor) WarmUp(ctx context.Context) error {
+	if w, ok := c.chat.(hooks.WarmUpper); ok {
+		if err := w.WarmUp(ctx); err != nil {
+			return fmt.Errorf("compaction: warm up summarizer chat model: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close closes the chat model when it implements hooks.Closer.
+func (c *SummarizationCompactor) Close(ctx context.Context) error {
+	if cl, ok := c.chat.(hooks.Closer); ok {
+		if err := cl.Close(ctx); err != nil {
+			return fmt.Errorf("compaction: close summarizer chat model: %w", err)
+		}
+	}
+	return nil
+}
