@@ -39,19 +39,29 @@ func tkMeasure(t *testing.T, exact, approx compaction.TokenCounter, msgs []*sche
 
 // TestApproximateCounterError measures the default approximate counter
 // (4 characters per token) against both exact encodings on the bundled
-// sample and logs the numbers docs/counters.md reports (go test -v -run
+// samples (sample.json: a coding agent's session, heavy on code, logs and
+// JSON; prose.json: a research assistant's, mostly English prose) and logs
+// the numbers docs/counters.md reports (go test -v -run
 // ApproximateCounterError ./hooks/compaction/tiktoken). The bounds are loose
 // on purpose: they catch a broken counter, not a changed sample.
 func TestApproximateCounterError(t *testing.T) {
 	t.Parallel()
-	msgs := tkSample(t)
 	approx := compaction.DefaultCounter()
-	for _, enc := range []Encoding{O200kBase, Cl100kBase} {
-		e := tkMeasure(t, tkNew(t, &Config{Encoding: enc}), approx, msgs)
-		t.Logf("%s: %d messages, exact %d, approximate %d, whole-conversation error %+.1f%%, per-message mean |error| %.1f%%, max %.1f%% (message %d, %s)",
-			enc, len(msgs), e.exact, e.approx, 100*e.total, 100*e.meanAbs, 100*e.maxAbs, e.worst, msgs[e.worst].Role)
-		if math.Abs(e.total) > 0.35 {
-			t.Errorf("%s: the approximate counter is off by %+.1f%% on the whole sample", enc, 100*e.total)
+	perChar, err := compaction.NewApproximateTokenCounter(&compaction.ApproximateConfig{CharsPerToken: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sample := range []string{"sample.json", "prose.json"} {
+		msgs := tkLoad(t, "testdata/"+sample)
+		for _, enc := range []Encoding{O200kBase, Cl100kBase} {
+			e := tkMeasure(t, tkNew(t, &Config{Encoding: enc}), approx, msgs)
+			chars, _ := perChar.Count(context.Background(), msgs, nil)
+			t.Logf("%s %s: %d messages, exact %d, approximate %d, whole-conversation error %+.1f%%, per-message mean |error| %.1f%%, max %.1f%% (message %d, %s); %.2f chars/token",
+				sample, enc, len(msgs), e.exact, e.approx, 100*e.total, 100*e.meanAbs, 100*e.maxAbs, e.worst, msgs[e.worst].Role,
+				float64(chars)/float64(e.exact))
+			if math.Abs(e.total) > 0.35 {
+				t.Errorf("%s %s: the approximate counter is off by %+.1f%% on the whole sample", sample, enc, 100*e.total)
+			}
 		}
 	}
 }

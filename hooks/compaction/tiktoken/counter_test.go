@@ -19,7 +19,13 @@ import (
 // calls, code, JSON, logs and a little German and Japanese).
 func tkSample(tb testing.TB) []*schema.Message {
 	tb.Helper()
-	raw, err := os.ReadFile("testdata/sample.json")
+	return tkLoad(tb, "testdata/sample.json")
+}
+
+// tkLoad reads a transcript stored as Eino messages in JSON.
+func tkLoad(tb testing.TB, path string) []*schema.Message {
+	tb.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
