@@ -122,9 +122,12 @@ func (c *ApproximateTokenCounter) Count(_ context.Context, messages []*schema.Me
 	if len(messages) == 0 && len(tools) == 0 {
 		return 0, nil
 	}
+	// One tally serves every message: handing each its own would cost an
+	// allocation per message, since the tally escapes through textSink.
 	var sum Cost
+	t := new(runeTally)
 	for _, m := range messages {
-		sum = sum.Add(c.MessageCost(m))
+		sum = sum.Add(c.cost(t, m))
 	}
 	units := sum.Units + max(len(messages)-1, 0)
 	if len(tools) > 0 {
@@ -135,8 +138,13 @@ func (c *ApproximateTokenCounter) Count(_ context.Context, messages []*schema.Me
 
 // MessageCost implements AdditiveCounter.
 func (c *ApproximateTokenCounter) MessageCost(msg *schema.Message) Cost {
-	var t runeTally
-	renderOne(&t, msg, RenderOptions{})
+	return c.cost(new(runeTally), msg)
+}
+
+// cost measures msg with t, which it resets first.
+func (c *ApproximateTokenCounter) cost(t *runeTally, msg *schema.Message) Cost {
+	t.n = 0
+	renderOne(t, msg, RenderOptions{})
 	cost := Cost{Units: t.n}
 	if msg == nil {
 		return cost

@@ -1,8 +1,8 @@
 package compaction
 
 import (
+	"math/bits"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -60,15 +60,47 @@ func (t *runeTally) WriteString(s string) (int, error) {
 	return len(s), nil
 }
 
-// runeLen is utf8.RuneCountInString with an ASCII fast path, since most
-// conversations are mostly ASCII and this is the counters' hot loop.
+// runeLen counts the code points of s as the bytes that do not continue a
+// UTF-8 sequence (10xxxxxx). On valid UTF-8 that is exactly
+// utf8.RuneCountInString; on invalid input it may count fewer, but it stays
+// additive over concatenation (runeLen(a+b) == runeLen(a)+runeLen(b)), which
+// the per-message costs of AdditiveCounter rely on. It looks at eight bytes at
+// a time because this is the counters' hot loop: counting rune by rune ran
+// below 0.5 GB/s on mixed text.
 func runeLen(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return i + utf8.RuneCountInString(s[i:])
+	cont := 0
+	i := 0
+	for ; i+16 <= len(s); i += 16 {
+		a, b := word64(s, i), word64(s, i+8)
+		if (a|b)&highBits == 0 {
+			continue
+		}
+		cont += continuationBytes(a) + continuationBytes(b)
+	}
+	for ; i+8 <= len(s); i += 8 {
+		cont += continuationBytes(word64(s, i))
+	}
+	for ; i < len(s); i++ {
+		if s[i]&0xC0 == 0x80 {
+			cont++
 		}
 	}
-	return len(s)
+	return len(s) - cont
+}
+
+const highBits = 0x8080808080808080
+
+// word64 loads s[i:i+8] little-endian; the compiler turns it into one load.
+func word64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// continuationBytes counts the bytes of w whose top bits are 10: bit 7 set
+// and bit 6 (moved up to bit 7 by the shift) clear.
+func continuationBytes(w uint64) int {
+	return bits.OnesCount64(w & highBits &^ (w << 1))
 }
 
 func renderTo(w textSink, messages []*schema.Message, opts RenderOptions) {

@@ -1,0 +1,128 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+)
+
+// SummaryCall is what one call to a Summarizer read, wrote and would have
+// taken.
+type SummaryCall struct {
+	InputTokens  int           // the prompt, by the Summarizer's counter
+	OutputTokens int           // the summary written
+	Latency      time.Duration // simulated: prefill plus decode time
+}
+
+// Summarizer is a deterministic chat model that writes summaries whose
+// length, and whose simulated latency, grow with the length of its input,
+// the way a real model's do. It never sleeps: the latency is computed and
+// reported through OnCall so that a simulation can account for it without
+// waiting.
+//
+// When its input asks for an <all_user_messages> block (Eino's middleware
+// prompt does) the summary contains an empty one, as a compliant model would
+// write it, so that the middleware's post-processing runs as in production.
+type Summarizer struct {
+	// Counter measures the input and sizes the output. Default
+	// compaction.DefaultCounter().
+	Counter compaction.TokenCounter
+	// OnCall, when set, receives every call. It must be safe for concurrent
+	// use if the Summarizer is.
+	OnCall func(SummaryCall)
+	// ZeroLatency reports a latency of 0 (for micro-benchmarks).
+	ZeroLatency bool
+}
+
+var _ model.BaseChatModel = (*Summarizer)(nil)
+
+// The cost model: a summary is 64 tokens plus one eighth of the input, at
+// most 4,096; prefill runs at 10,000 tokens/s and decoding at 60 tokens/s
+// after 400 ms to first token. These are round numbers for a hosted
+// mid-size model; only their growth with the input matters for comparing.
+const (
+	summaryBaseTokens = 64
+	summaryRatio      = 8
+	summaryMaxTokens  = 4096
+	firstTokenDelay   = 400 * time.Millisecond
+	prefillPerToken   = 100 * time.Microsecond
+	decodePerToken    = time.Second / 60
+)
+
+// OutputTokens is how many tokens the Summarizer writes for input tokens.
+func OutputTokens(input int) int {
+	return min(summaryBaseTokens+input/summaryRatio, summaryMaxTokens)
+}
+
+// Latency is the simulated time of a call reading input and writing output
+// tokens.
+func Latency(input, output int) time.Duration {
+	return firstTokenDelay + time.Duration(input)*prefillPerToken + time.Duration(output)*decodePerToken
+}
+
+// Generate implements model.BaseChatModel.
+func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, _ ...model.Option) (*schema.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	counter := s.Counter
+	if counter == nil {
+		counter = compaction.DefaultCounter()
+	}
+	in, err := counter.Count(ctx, input, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := OutputTokens(in)
+	call := SummaryCall{InputTokens: in, OutputTokens: out}
+	if !s.ZeroLatency {
+		call.Latency = Latency(in, out)
+	}
+	if s.OnCall != nil {
+		s.OnCall(call)
+	}
+	text := summaryText(out, wantsUserBlock(input))
+	reply := schema.AssistantMessage(text, nil)
+	reply.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}}
+	return reply, nil
+}
+
+// Stream implements model.BaseChatModel; summarizers are called with
+// Generate, so streaming is not offered.
+func (s *Summarizer) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	return nil, errors.New("bench: Summarizer does not stream")
+}
+
+func wantsUserBlock(input []*schema.Message) bool {
+	for _, m := range input {
+		if m.Role != schema.Assistant && strings.Contains(m.Content, "<all_user_messages>") {
+			return true
+		}
+	}
+	return false
+}
+
+// summaryText writes about tokens*4 ASCII characters of bullet points (the
+// default counter's 4 code points per token).
+func summaryText(tokens int, userBlock bool) string {
+	var b strings.Builder
+	want := tokens * 4
+	b.Grow(want + 64)
+	for i := 0; b.Len() < want; i++ {
+		b.WriteString("- fact ")
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString(": handler retries after timeout; see internal/store/file.go\n")
+	}
+	s := b.String()[:want]
+	if userBlock {
+		s += "\n<all_user_messages>\n</all_user_messages>"
+	}
+	return s
+}
