@@ -17,7 +17,8 @@ type Config struct {
 	MaxDecisions int
 	// MaxWork caps "## Work completed"; the latest are kept. Default 20.
 	MaxWork int
-	// MaxIdentifiers caps "## Identifiers"; the latest are kept. Default 40.
+	// MaxIdentifiers caps "## Identifiers": tool-call ids go first, then the
+	// oldest. Default 40.
 	MaxIdentifiers int
 	// MaxUnresolved caps "## Unresolved"; the latest are kept. Default 2.
 	MaxUnresolved int

@@ -24,11 +24,13 @@ var headings = [numSections]string{
 }
 
 // bullet is one line of a section. age is the index of the entry it came
-// from: the budget drops the oldest first.
+// from: the budget drops the oldest first. spare marks a bullet a cap drops
+// before any other of its section.
 type bullet struct {
 	text  string
 	age   int
 	runes int
+	spare bool
 }
 
 type sections [numSections][]bullet

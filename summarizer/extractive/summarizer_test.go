@@ -168,6 +168,19 @@ func TestSummarizeSections(t *testing.T) {
 			}},
 		},
 		{
+			name: "the identifier cap gives up tool-call ids first",
+			cfg:  &Config{MaxIdentifiers: 2},
+			prompt: extWrap(
+				"[user] check /etc/app.conf",
+				"[assistant -> tool_call id=call_a] cat({})",
+				"[tool:cat id=call_a] ok",
+				"[assistant -> tool_call id=call_b] cat({})",
+				"[tool:cat id=call_b] see /var/log/app.log",
+				long,
+			),
+			exact: map[string][]string{"## Identifiers": {"- /etc/app.conf", "- /var/log/app.log"}},
+		},
+		{
 			name: "caps keep the newest bullets and the first objective",
 			cfg:  &Config{MaxObjective: 2, MaxWork: 2, MaxLineRunes: 20},
 			prompt: extWrap(

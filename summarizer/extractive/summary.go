@@ -41,6 +41,11 @@ func (s *Summarizer) addIdentifiers(secs *sections, t string, entries []entry) {
 	for _, m := range identifiers.Extract(t, s.cfg.Extractors) {
 		age := sort.Search(len(entries), func(i int) bool { return entries[i].start > m.Start }) - 1
 		secs.add(secIdentifiers, max(age, 0), m.Value)
+		if m.Kind == identifiers.KindToolCallID {
+			// The calls they name are being replaced, so these ids matter
+			// less to the agent than paths, hashes or errors.
+			secs[secIdentifiers][len(secs[secIdentifiers])-1].spare = true
+		}
 	}
 	kept := secs[secIdentifiers][:0]
 	for _, b := range secs[secIdentifiers] {
@@ -74,11 +79,12 @@ func addUnresolved(secs *sections, entries []entry, line func(string) string) {
 
 // applyCaps removes duplicates (keeping the first) and keeps each section's
 // newest bullets up to its cap; Objective keeps its first bullet too, the
-// original request.
+// original request, and Identifiers gives up tool-call ids before anything
+// else.
 func (s *Summarizer) applyCaps(secs *sections) {
 	caps := [numSections]int{s.cfg.MaxObjective, s.cfg.MaxDecisions, s.cfg.MaxWork, s.cfg.MaxIdentifiers, s.cfg.MaxUnresolved}
 	for sec := range secs {
-		bs := dedupe(secs[sec])
+		bs := dropSpare(dedupe(secs[sec]), caps[sec])
 		if n := caps[sec]; len(bs) > n {
 			if sec == secObjective {
 				bs = append(bs[:1:1], bs[len(bs)-(n-1):]...)
@@ -91,6 +97,24 @@ func (s *Summarizer) applyCaps(secs *sections) {
 		}
 		secs[sec] = bs
 	}
+}
+
+// dropSpare removes the oldest spare bullets until at most n are left or no
+// spare one is.
+func dropSpare(bs []bullet, n int) []bullet {
+	excess := len(bs) - n
+	if excess <= 0 {
+		return bs
+	}
+	out := make([]bullet, 0, len(bs))
+	for _, b := range bs {
+		if b.spare && excess > 0 {
+			excess--
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 func dedupe(bs []bullet) []bullet {

@@ -93,7 +93,9 @@ func TestIdentifiersMergesInOrder(t *testing.T) {
 func TestExtractKeepsFirstOfTiesByPriority(t *testing.T) {
 	t.Parallel()
 	a := ExtractorFunc(func(string) []Match { return []Match{{Kind: "a", Value: "xy", Start: 0}} })
-	b := ExtractorFunc(func(string) []Match { return []Match{{Kind: "b", Value: "xy", Start: 0}, {Kind: "b", Value: "", Start: 1}} })
+	b := ExtractorFunc(func(string) []Match {
+		return []Match{{Kind: "b", Value: "xy", Start: 0}, {Kind: "b", Value: "", Start: 1}}
+	})
 	got := Extract("xy", []Extractor{b, nil, a})
 	if len(got) != 1 || got[0].Kind != "b" {
 		t.Fatalf("got %+v, want the single match of the extractor listed first", got)
