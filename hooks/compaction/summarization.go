@@ -38,7 +38,8 @@ type SummarizationConfig struct {
 	// OnRound, when set, is called synchronously after every round that
 	// called the chat model, successful or not, on the goroutine running
 	// Compact. It must be safe for concurrent use when the compactor serves
-	// several runs at once, and should return quickly.
+	// several runs at once, and should return quickly. Rounds also reach the
+	// Report of a CompactionHook that runs the compactor, without OnRound.
 	OnRound func(ctx context.Context, r Round)
 }
 
@@ -179,11 +180,12 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 }
 
 // round asks the chat model for one summary and swaps it in, reporting the
-// round to OnRound.
+// round to the CompactionHook's Report (ReportRound) and to OnRound.
 func (c *SummarizationCompactor) round(ctx context.Context, messages []*schema.Message, plan Plan, before int, counter TokenCounter) ([]*schema.Message, int, error) {
 	rep := Round{Tier: plan.Tier, Indices: plan.Indices, TokensBefore: before}
 	next, after, err := c.summarize(ctx, messages, plan, before, counter, &rep)
 	rep.TokensAfter, rep.Err = after, err
+	ReportRound(ctx, rep)
 	if c.onRound != nil {
 		c.onRound(ctx, rep)
 	}

@@ -423,6 +423,11 @@ func TestCompactInHook(t *testing.T) {
 	if d.Estimated != 775 || d.Target != 200 || !d.Compacted {
 		t.Errorf("decision %+v, want estimate 775, target 200, compacted", d)
 	}
+	// 775 - (397 + 342 + 1) + 61: the old turn out, SUM("summary") in.
+	if len(d.Rounds) != 1 || d.Rounds[0].Tier != TierHistoricalTurns || !reflect.DeepEqual(d.Rounds[0].Indices, []int{1, 2}) ||
+		d.Rounds[0].TokensBefore != 775 || d.Rounds[0].TokensAfter != 96 {
+		t.Errorf("report rounds %+v, want one historical_turns round [1 2] 775 -> 96", d.Rounds)
+	}
 	want := []*schema.Message{sys("rules"), summary("summary", 2), user("current task")}
 	if !reflect.DeepEqual(state.Messages, want) {
 		t.Errorf("messages\n%s", Render(state.Messages, RenderOptions{}))
