@@ -98,16 +98,18 @@ func argumentValue(line string, v int) (string, int) {
 }
 
 func keyMatches(key string, names []string) bool {
-	low := strings.ToLower(key)
 	for _, n := range names {
-		if low == n {
-			return true
-		}
-		if len(low) <= len(n) || !strings.HasSuffix(low, n) {
+		if len(key) < len(n) {
 			continue
 		}
 		cut := len(key) - len(n)
-		if sep := key[cut-1]; sep == '_' || sep == '-' || unicode.IsUpper(rune(key[cut])) && !unicode.IsUpper(rune(key[cut-1])) {
+		if !strings.EqualFold(key[cut:], n) {
+			continue
+		}
+		if cut == 0 {
+			return true
+		}
+		if sep := key[cut-1]; sep == '_' || sep == '-' || unicode.IsUpper(rune(key[cut])) && !unicode.IsUpper(rune(sep)) {
 			return true
 		}
 	}

@@ -1,7 +1,7 @@
 // Package identifiers finds, without any model, the exact strings an agent
 // cannot afford to lose when its conversation is summarized: file paths, URLs,
-// UUIDs, hex hashes, tool-call ids, error strings and the values of tool
-// arguments such as "path" or "query".
+// UUIDs, hex hashes, tool-call ids, error strings, attachment placeholders
+// and the values of tool arguments such as "path" or "query".
 //
 // Extraction is deterministic and linear in the text: the default extractors
 // are hand-written scanners or line-anchored expressions, so a transcript of

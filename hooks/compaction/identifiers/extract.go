@@ -17,6 +17,7 @@ const (
 	KindToolCallID Kind = "tool_call_id"
 	KindError      Kind = "error"
 	KindArgument   Kind = "argument"
+	KindAttachment Kind = "attachment"
 )
 
 // Match is one identifier found in a text.
@@ -42,12 +43,13 @@ type ExtractorFunc func(text string) []Match
 // Extract calls f.
 func (f ExtractorFunc) Extract(text string) []Match { return f(text) }
 
-// DefaultExtractors returns, in priority order, URLs, Paths, UUIDs, Hashes,
-// ToolCallIDs, QuotedErrors, ErrorLines and Arguments(DefaultArgumentKeys()...).
+// DefaultExtractors returns, in priority order, Attachments, URLs, Paths,
+// UUIDs, Hashes, ToolCallIDs, QuotedErrors, ErrorLines and
+// Arguments(DefaultArgumentKeys()...).
 // Each call returns a new slice the caller may modify.
 func DefaultExtractors() []Extractor {
 	return []Extractor{
-		URLs(), Paths(), UUIDs(), Hashes(), ToolCallIDs(), QuotedErrors(), ErrorLines(),
+		Attachments(), URLs(), Paths(), UUIDs(), Hashes(), ToolCallIDs(), QuotedErrors(), ErrorLines(),
 		Arguments(DefaultArgumentKeys()...),
 	}
 }

@@ -1,6 +1,7 @@
 package identifiers
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"regexp"
 	"strings"
@@ -49,6 +50,8 @@ func TestExtractors(t *testing.T) {
 		{"argument escapes", Arguments("query"), `{"query":"say \"hi\""}`, []string{`say \"hi\"`}},
 		{"argument too long", Arguments("query"), `{"query": "` + strings.Repeat("q", 301) + `"}`, nil},
 		{"no keys", Arguments(), `{"path": "a"}`, nil},
+		{"attachments", Attachments(), "[user] <image: image/png, url=https://x.io/a.png> and <file: report.pdf, application/pdf> <image: >", []string{"<image: image/png, url=https://x.io/a.png>", "<file: report.pdf, application/pdf>"}},
+		{"camel and snake keys", Arguments("id", "path"), `{"ID": "a", "user_id": "b", "paid": "c", "userID": "d", "filePath": "e", "XPATH": "f"}`, []string{"a", "b", "d", "e"}},
 		{"regexp group", Regexp("ticket", regexp.MustCompile(`\b(JIRA-\d+)\b`)), "fix JIRA-12 and JIRA-7", []string{"JIRA-12", "JIRA-7"}},
 	}
 	for _, tc := range cases {
@@ -108,6 +111,34 @@ func TestDefaultExtractorsIsFresh(t *testing.T) {
 	d[0] = nil
 	if DefaultExtractors()[0] == nil {
 		t.Fatal("DefaultExtractors shares its slice")
+	}
+}
+
+func TestExtractOnRandomText(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 6))
+	pieces := []string{
+		"/a/b.go", "http://", "https://x.y/z", "550e8400-e29b-41d4-a716-446655440000", "abc1234", "\"", "'", "`",
+		"[tool:x id=", "]", "[assistant -> tool_call id=c", "{\"path\": ", ":", "\n", " ", "C:\\", "<image: ", ">",
+		"Error: ", "é", "日本", "\\", "-", "_", ".", "error", "~/", "../",
+	}
+	for range 2000 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		text := b.String()
+		ms := Extract(text, nil)
+		seen := map[string]bool{}
+		for i, m := range ms {
+			if m.Start < 0 || m.End() > len(text) || text[m.Start:m.End()] != m.Value {
+				t.Fatalf("match %+v is not at its offset in %q", m, text)
+			}
+			if seen[m.Value] || i > 0 && ms[i-1].Start > m.Start {
+				t.Fatalf("matches not unique and ordered: %+v in %q", ms, text)
+			}
+			seen[m.Value] = true
+		}
 	}
 }
 
