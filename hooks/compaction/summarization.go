@@ -171,7 +171,12 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 				"tier", plan.Tier, "messages", len(plan.Indices), "error", err)
 			break
 		}
+		c.log.DebugContext(ctx, "summarization round applied", "tier", plan.Tier, "messages", len(plan.Indices),
+			"tokens_before", current, "tokens_after", after, "target_tokens", target)
 		compacted, current, summarized = next, after, true
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("compaction: summarization cancelled: %w", err)
 	}
 	if !summarized {
 		return nil, nil

@@ -36,8 +36,9 @@ func (m propModel) Stream(ctx context.Context, in []*schema.Message, opts ...mod
 	return schema.StreamReaderFromArray([]*schema.Message{msg}), nil
 }
 
-// propGen writes random but well-formed agent conversations: every call is
-// answered right after it, except possibly a trailing in-flight call.
+// propGen writes random agent conversations: every call is answered right
+// after it (now and then with a system message in between), except possibly
+// a trailing in-flight call.
 type propGen struct {
 	r   *rand.Rand
 	ids int
@@ -66,6 +67,11 @@ func (g *propGen) steps(msgs []*schema.Message, n int) []*schema.Message {
 			ids[i] = fmt.Sprintf("id%d", g.ids)
 		}
 		msgs = append(msgs, call(ids...))
+		if g.r.IntN(12) == 0 {
+			// A message between a call and its results (F8): the planner
+			// must still keep the pair together.
+			msgs = append(msgs, sys("mid-call rule"))
+		}
 		for _, id := range ids {
 			msgs = append(msgs, result(id, g.words(60)))
 		}

@@ -212,6 +212,9 @@ func TestCompactReference(t *testing.T) {
 			script: []scStep{{panic: "nil map write"}}, errText: "panicked: nil map write"},
 		{name: "a panicking model is logged and the input kept", messages: fresh(), target: 1,
 			script: []scStep{{panic: "nil map write"}}, logSubstr: "panicked"},
+		{name: "F12 a negative target counts as 0", messages: fresh(), cfg: scConfig{approx: scInt(1)}, target: -100,
+			script: []scStep{{text: "async summary"}},
+			want:   []*schema.Message{f[0], f[1], summary("async summary", 2), f[4], f[5]}},
 		{name: "F3 empty conversation", messages: []*schema.Message{}, target: -5, prompts: []string{}},
 		{name: "F4 all system", messages: []*schema.Message{sys("a"), sys("b")}, target: 1, prompts: []string{}},
 	}
@@ -633,5 +636,21 @@ func TestSummarizationConfig(t *testing.T) {
 		ApproximateSummaryTokens: scInt(1), SummaryInstruction: "custom", RaiseOnFailure: true})
 	if err != nil || c.minKeep != 0 || c.approx != 1 || c.instruction != "custom" || !c.raise {
 		t.Errorf("explicit settings not kept: %+v, %v", c, err)
+	}
+}
+
+// TestCompactCancelledWhileCounting: a ctx cancelled while a counter that
+// ignores it runs still ends in an error, even when nothing needed doing.
+func TestCompactCancelledWhileCounting(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	counter := TokenCounterFunc(func(ctx context.Context, m []*schema.Message, tools []*schema.ToolInfo) (int, error) {
+		cancel()
+		return fc1.Count(ctx, m, tools)
+	})
+	c, _, _ := scNew(t, scScript(t), scConfig{})
+	if got, err := c.Compact(ctx, fresh(), 100000, counter); !errors.Is(err, context.Canceled) || got != nil {
+		t.Errorf("got %v, %v; want nil and context.Canceled", got, err)
 	}
 }
