@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -76,6 +78,7 @@ type ApproximateTokenCounter struct {
 	charsPerToken  float64
 	tokensPerImage int
 	tokensPerFile  int
+	tools          *toolSizes
 }
 
 var _ AdditiveCounter = (*ApproximateTokenCounter)(nil)
@@ -83,7 +86,7 @@ var _ AdditiveCounter = (*ApproximateTokenCounter)(nil)
 // NewApproximateTokenCounter returns a counter with cfg's settings; a nil cfg
 // means all defaults.
 func NewApproximateTokenCounter(cfg *ApproximateConfig) (*ApproximateTokenCounter, error) {
-	c := &ApproximateTokenCounter{charsPerToken: 4.0, tokensPerImage: 85, tokensPerFile: 1000}
+	c := &ApproximateTokenCounter{charsPerToken: 4.0, tokensPerImage: 85, tokensPerFile: 1000, tools: &toolSizes{}}
 	if cfg == nil {
 		return c, nil
 	}
@@ -131,7 +134,7 @@ func (c *ApproximateTokenCounter) Count(_ context.Context, messages []*schema.Me
 	}
 	units := sum.Units + max(len(messages)-1, 0)
 	if len(tools) > 0 {
-		units += runeLen(RenderTools(tools))
+		units += c.tools.units(tools)
 	}
 	return int(float64(units)/c.charsPerToken) + sum.Flat, nil
 }
@@ -169,4 +172,60 @@ func (c *ApproximateTokenCounter) Tokens(sum Cost, n int) int {
 		return 0
 	}
 	return int(float64(sum.Units+n-1)/c.charsPerToken) + sum.Flat
+}
+
+// toolSizes remembers how long each tool schema renders, because rendering
+// one (JSON Schema, generic JSON, sorted keys) costs tens of microseconds and
+// the same schemas come with every model call; without provider usage that
+// was most of the cost of a call with a short conversation. An entry is keyed
+// by everything RenderTools reads: Name, Desc and the ParamsOneOf pointer,
+// which the key also keeps alive, so its address cannot be reused by another
+// schema. A ParamsOneOf edited in place keeps its old size; schemas are
+// built, not edited, in Eino. The memo is shared by every run the counter
+// serves and holds no per-run state; it is emptied when it grows past
+// maxToolSizes, so tools built per request cannot make it grow without bound.
+type toolSizes struct {
+	m sync.Map // toolKey -> int: code points of the tool's object in RenderTools
+	n atomic.Int64
+}
+
+type toolKey struct {
+	name, desc string
+	params     *schema.ParamsOneOf
+}
+
+const maxToolSizes = 1024
+
+// units is runeLen(RenderTools(tools)): "[" + the objects of the non-nil
+// tools joined by ", " + "]", so it adds up from one size per tool.
+func (s *toolSizes) units(tools []*schema.ToolInfo) int {
+	if s == nil {
+		return runeLen(RenderTools(tools))
+	}
+	total, k := 2, 0
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		if k > 0 {
+			total += 2
+		}
+		k++
+		total += s.of(t)
+	}
+	return total
+}
+
+func (s *toolSizes) of(t *schema.ToolInfo) int {
+	key := toolKey{name: t.Name, desc: t.Desc, params: t.ParamsOneOf}
+	if v, ok := s.m.Load(key); ok {
+		return v.(int)
+	}
+	n := runeLen(RenderTools([]*schema.ToolInfo{t})) - 2
+	if s.n.Add(1) > maxToolSizes {
+		s.m.Clear()
+		s.n.Store(1)
+	}
+	s.m.Store(key, n)
+	return n
 }

@@ -1,0 +1,78 @@
+// Command benchcompare reports how einocompact compares with Eino's own
+// summarization middleware (adk/middlewares/summarization v0.9.21).
+//
+// With -micro FILE it reads the output of
+//
+//	go test -run='^$' -bench=. -benchmem -count=N ./bench/
+//
+// and prints the medians as tables with the targets of issue 7. With -sim it
+// replays synthetic tool-using trajectories through both strategies and
+// prints what each cost. With -docs DIR it also rewrites the generated
+// blocks of DIR/benchmarks.md and writes the context-size plot to DIR.
+// Nothing here uses the network or sleeps.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchcompare:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("benchcompare", flag.ContinueOnError)
+	micro := fs.String("micro", "", "`file` of go test -bench output to summarize (- for stdin)")
+	sim := fs.Bool("sim", false, "run the long-run cost simulation")
+	steps := fs.Int("steps", 300, "model calls per simulated trajectory")
+	window := fs.Int("window", 32000, "context window in tokens for the simulation")
+	docs := fs.String("docs", "", "`dir`ectory whose benchmarks.md (and plot) to update; empty: print only")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *micro == "" && !*sim {
+		return fmt.Errorf("nothing to do: give -micro FILE and/or -sim")
+	}
+	if *micro != "" {
+		if err := runMicro(*micro, *docs, stdout); err != nil {
+			return err
+		}
+	}
+	if *sim {
+		if *steps < 1 || *window < 1000 {
+			return fmt.Errorf("-steps must be >= 1 and -window >= 1000, got %d and %d", *steps, *window)
+		}
+		if err := runSimulation(*steps, *window, *docs, stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runMicro(path, docs string, stdout io.Writer) error {
+	var in io.Reader = os.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	runs, err := parseMicro(in)
+	if err != nil {
+		return err
+	}
+	report := microReport(runs)
+	fmt.Fprintln(stdout, report)
+	if docs == "" {
+		return nil
+	}
+	return updateDoc(docPath(docs), blockMicro, "Measured on "+machine()+".\n\n"+report)
+}
