@@ -17,13 +17,17 @@
 //     require), and the first line of system messages.
 //   - Work completed: one bullet per tool call, "NAME(ARGS) -> first line of
 //     the result", marked "[error]" and showing the error line when the result
-//     reads as a failure; and the first line of each assistant message.
-//   - Identifiers: what package identifiers extracts from the transcript.
+//     reads as a failure (it starts with "error" in any case, or contains
+//     "Error:", "failed", "FAIL", "panic:", "fatal:" or "Traceback"); and the
+//     first line of each assistant message.
+//   - Identifiers: what package identifiers extracts from the transcript;
+//     under the cap, tool-call ids give way first.
 //   - Unresolved: the last user request no assistant text answered, else the
 //     last assistant text.
 //
 // Earlier summaries in the transcript ("[conversation_summary]" entries) are
 // folded in: their bullets join the matching new sections ahead of newer ones.
-// Every section keeps its newest bullets up to a cap; if the result is still
-// not shorter than the transcript, the oldest bullets go first.
+// Every section keeps its newest bullets up to a cap. If the result is still
+// not shorter than the transcript, bullets whose text another section already
+// shows go first, then the oldest bullets.
 package extractive

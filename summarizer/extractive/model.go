@@ -92,3 +92,9 @@ func (s *Summarizer) Summarize(ctx context.Context, prompt string) (string, erro
 }
 
 func tokens(runes int) int { return (runes + 3) / 4 }
+
+// errTooShort is returned for a transcript with fewer than two code points
+// of text: nothing shorter can say anything about it.
+func errTooShort(n int) error {
+	return fmt.Errorf("%w (%d code points)", ErrNothingToSummarize, n)
+}
