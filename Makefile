@@ -2,7 +2,7 @@
 GO ?= go
 PKGS ?= ./...
 
-.PHONY: test vet lint bench demo fmt
+.PHONY: test vet lint bench bench-compare demo fmt
 
 ## test: vet, then run every test (race detector on) once.
 test: vet
@@ -18,9 +18,18 @@ lint:
 fmt:
 	gofmt -w .
 
-## bench: the micro-benchmarks, with allocations.
+## bench: the micro-benchmarks, with allocations, then their medians as tables
+## (about three minutes on 2 cores; BENCHFLAGS=-count=10 for steadier medians).
+BENCHFLAGS ?= -benchtime=200ms -count=5
+BENCHOUT ?= $(or $(TMPDIR),/tmp)/einocompact-bench.txt
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+	$(GO) test -run='^$$' -bench=. -benchmem $(BENCHFLAGS) $(PKGS) | tee $(BENCHOUT)
+	$(GO) run ./cmd/benchcompare -micro $(BENCHOUT)
+
+## bench-compare: the 300-step cost simulation against Eino's summarization
+## middleware; rewrites the generated parts of docs/benchmarks.md and its plot.
+bench-compare:
+	$(GO) run ./cmd/benchcompare -sim -docs docs
 
 ## demo: the project's main job.
 demo:
