@@ -22,6 +22,7 @@ type fzSummarizer struct {
 	calls    int
 	failures int      // calls answered with something other than a usable, small summary
 	problems []string // prompt rules broken
+	prompts  []string // the transcript message of every call
 }
 
 // The scripted behaviours, one per script byte (modulo fzOps).
@@ -51,6 +52,9 @@ func (s *fzSummarizer) Generate(ctx context.Context, in []*schema.Message, _ ...
 	}
 	s.calls++
 	s.checkPrompt(in)
+	if len(in) > 1 {
+		s.prompts = append(s.prompts, in[1].Content)
+	}
 	if op != fzOK && op != fzOKLong && op != fzTagged {
 		s.failures++
 	}
@@ -105,6 +109,13 @@ func (s *fzSummarizer) checkPrompt(in []*schema.Message) {
 	if strings.Contains(text, fzCanary) || strings.Contains(in[0].Content, fzCanary) {
 		bad("attachment data or reasoning reached the summarizer")
 	}
+}
+
+// seen returns the transcript messages received so far.
+func (s *fzSummarizer) seen() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.prompts...)
 }
 
 // report returns the counters under the lock.

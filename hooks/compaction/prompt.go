@@ -48,8 +48,15 @@ const (
 
 // transcriptTag matches anything a model could read as the transcript's own
 // opening or closing tag, in any case and spacing, so content cannot end the
-// data block early and smuggle in instructions.
-var transcriptTag = regexp.MustCompile(`(?i)<\s*(/?)\s*conversation_to_summarize\b[^>]*>`)
+// data block early and smuggle in instructions. The ">" is optional: a model
+// reads "</conversation_to_summarize" at the end of a line as a tag too.
+var transcriptTag = regexp.MustCompile(`(?i)<\s*(/?)\s*conversation_to_summarize\b[^<>]*>?`)
+
+// entryLookalike matches text posing as the "[conversation_summary]" header
+// that introduces an earlier summary in a transcript. Only Transcript may
+// write that header; content that imitates it is shown with parentheses, so
+// a tool result cannot pass off its text as an earlier summary.
+var entryLookalike = regexp.MustCompile(`(?i)\[(\s*conversation_summary\s*)\]`)
 
 // summaryPrompt returns the summarizer's input: the instruction as a system
 // message and the transcript of the selected messages as a user message.
@@ -65,7 +72,9 @@ func summaryPrompt(instruction string, messages []*schema.Message, indices []int
 // "[conversation_summary]\n" and their text without the summary tags, every
 // other message as RenderMessage with tool-call ids and DescribeAttachment
 // placeholders. Any text that looks like a <conversation_to_summarize> tag is
-// escaped ("&lt;...&gt;"), so the transcript cannot break out of its block.
+// escaped ("&lt;...&gt;"), so the transcript cannot break out of its block,
+// and content imitating a "[conversation_summary]" header is shown as
+// "(conversation_summary)".
 func Transcript(messages []*schema.Message, indices []int) string {
 	var b strings.Builder
 	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment}
@@ -77,10 +86,10 @@ func Transcript(messages []*schema.Message, indices []int) string {
 		if IsStrategy(m, StrategySummarization) {
 			b.WriteString(summaryEntry)
 			b.WriteString("\n")
-			b.WriteString(summaryBody(m))
+			b.WriteString(entryLookalike.ReplaceAllString(summaryBody(m), "($1)"))
 			continue
 		}
-		renderOne(&b, m, opts)
+		b.WriteString(entryLookalike.ReplaceAllString(RenderMessage(m, opts), "($1)"))
 	}
 	return neutralise(b.String())
 }
@@ -106,6 +115,9 @@ func neutralise(s string) string {
 		return s
 	}
 	return transcriptTag.ReplaceAllStringFunc(s, func(tag string) string {
-		return "&lt;" + tag[1:len(tag)-1] + "&gt;"
+		if inner, closed := strings.CutSuffix(tag[1:], ">"); closed {
+			return "&lt;" + inner + "&gt;"
+		}
+		return "&lt;" + tag[1:]
 	})
 }
