@@ -58,7 +58,7 @@ func (c *SummarizationCompactor) Plan(ctx context.Context, messages []*schema.Me
 	return c.plan(ctx, messages, max(target, 0), counter)
 }
 
-// planRegions are the landmarks of a conversation (reference A.2).
+// planRegions holds the landmarks of a conversation (reference A.2).
 type planRegions struct {
 	systemEnd int // end of the leading block of unmarked system messages
 	task      int // index of the last real user message, -1 when there is none
@@ -98,26 +98,32 @@ func (r planRegions) taskStart() int {
 	return r.task + 1
 }
 
-// turns splits the history into turns: each real user message opens one that
-// runs to the next real user message. Messages before the first real user
-// message belong to no turn.
-func historicalTurns(messages []*schema.Message, r planRegions) [][]int {
+// historicalTurns splits the history into turns: each real user message
+// opens one that runs to the next real user message. Messages before the
+// first real user message belong to no turn. Groups are windows of seq, the
+// identity sequence, so cutting costs no allocation per group.
+func historicalTurns(messages []*schema.Message, r planRegions, seq []int) [][]int {
 	var out [][]int
+	start := -1
 	for i := r.systemEnd; i < r.historyEnd(); i++ {
 		if IsRealUser(messages[i]) {
-			out = append(out, []int{i})
-		} else if len(out) > 0 {
-			out[len(out)-1] = append(out[len(out)-1], i)
+			if start >= 0 {
+				out = append(out, seq[start:i])
+			}
+			start = i
 		}
+	}
+	if start >= 0 {
+		out = append(out, seq[start:r.historyEnd()])
 	}
 	return out
 }
 
-// steps splits the current task into agent steps: an assistant message plus
-// the tool results right after it. Anything else (summaries, notes, system
-// messages, orphan results) belongs to no step, so it is never summarized
-// here and never lets a call be parted from its results.
-func taskSteps(messages []*schema.Message, r planRegions) [][]int {
+// taskSteps splits the current task into agent steps: an assistant message
+// plus the tool results right after it. Anything else (summaries, notes,
+// system messages, orphan results) belongs to no step, so it is never
+// summarized here.
+func taskSteps(messages []*schema.Message, r planRegions, seq []int) [][]int {
 	var out [][]int
 	for i := r.taskStart(); i < len(messages); {
 		m := messages[i]
@@ -125,11 +131,12 @@ func taskSteps(messages []*schema.Message, r planRegions) [][]int {
 			i++
 			continue
 		}
-		step := []int{i}
-		for i++; i < len(messages) && IsToolResult(messages[i]); i++ {
-			step = append(step, i)
+		start := i
+		i++
+		for i < len(messages) && IsToolResult(messages[i]) {
+			i++
 		}
-		out = append(out, step)
+		out = append(out, seq[start:i])
 	}
 	return out
 }
@@ -174,6 +181,7 @@ func keepPairs(messages []*schema.Message, candidates, others [][]int) [][]int {
 	pinned := make([]bool, len(candidates))
 	joined := make([][]int, len(candidates)) // free results that follow their call
 	callAt := map[string]int{}
+	changed := false // whether any candidate needs joining, merging or pinning
 	for i, m := range messages {
 		switch {
 		case m == nil:
@@ -189,6 +197,7 @@ func keepPairs(messages []*schema.Message, candidates, others [][]int) [][]int {
 				continue
 			}
 			res, cl := owner[i], owner[j]
+			changed = changed || (res != cl && (res >= 0 || cl >= 0))
 			switch {
 			case res == cl:
 			case cl >= 0 && res == free:
@@ -202,6 +211,9 @@ func keepPairs(messages []*schema.Message, candidates, others [][]int) [][]int {
 				pinned[cl] = true
 			}
 		}
+	}
+	if !changed {
+		return candidates
 	}
 	for n := range candidates {
 		if pinned[n] {
@@ -241,13 +253,17 @@ func summariesIn(messages []*schema.Message, from, to int) []int {
 
 func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Message, target int, counter TokenCounter) (Plan, error) {
 	r := planRegionsOf(messages)
+	seq := make([]int, len(messages))
+	for i := range seq {
+		seq[i] = i
+	}
 	rest := newRemainder(ctx, messages, counter)
 	taker := func(groups [][]int) ([]int, error) {
 		return c.takeGroups(rest, groups, target)
 	}
 
-	st := taskSteps(messages, r)
-	if ts := keepPairs(messages, historicalTurns(messages, r), st); len(ts) > 0 {
+	st := taskSteps(messages, r, seq)
+	if ts := keepPairs(messages, historicalTurns(messages, r, seq), st); len(ts) > 0 {
 		sel, err := taker(ts)
 		return Plan{Tier: TierHistoricalTurns, Indices: sel}, err
 	}
