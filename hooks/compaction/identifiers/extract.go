@@ -66,7 +66,7 @@ func Extract(text string, extractors []Extractor) []Match {
 	}
 	type ranked struct {
 		Match
-		prio int
+		prio, seq int
 	}
 	var all []ranked
 	for prio, ex := range extractors {
@@ -75,18 +75,23 @@ func Extract(text string, extractors []Extractor) []Match {
 		}
 		for _, m := range ex.Extract(text) {
 			if m.Value != "" {
-				all = append(all, ranked{m, prio})
+				all = append(all, ranked{m, prio, len(all)})
 			}
 		}
 	}
-	slices.SortStableFunc(all, func(a, b ranked) int {
+	// seq makes the order total, so the faster unstable sort is still
+	// deterministic.
+	slices.SortFunc(all, func(a, b ranked) int {
 		if a.Start != b.Start {
 			return a.Start - b.Start
 		}
 		if len(a.Value) != len(b.Value) {
 			return len(b.Value) - len(a.Value)
 		}
-		return a.prio - b.prio
+		if a.prio != b.prio {
+			return a.prio - b.prio
+		}
+		return a.seq - b.seq
 	})
 	out := make([]Match, 0, len(all))
 	seen := make(map[string]struct{}, len(all))

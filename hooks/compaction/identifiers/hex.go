@@ -32,10 +32,18 @@ func scanHex(text string, uuids, hashes bool) []Match {
 			continue
 		}
 		j := i
+		hyphen := false
 		for j < len(text) && (isWordByte(text[j]) || text[j] == '-') {
+			hyphen = hyphen || text[j] == '-'
 			j++
 		}
-		out = scanRun(text, i, j, uuids, hashes, out)
+		switch {
+		case hyphen:
+			out = scanRun(text, i, j, uuids, hashes, out)
+		case hashes && isHash(text[i:j]):
+			// Most runs are plain words: no groups to split, nothing to allocate.
+			out = append(out, Match{Kind: KindHash, Value: text[i:j], Start: i})
+		}
 		i = j
 	}
 	return out
@@ -81,12 +89,16 @@ func scanRun(text string, start, end int, uuids, hashes bool, out []Match) []Mat
 	}
 	for k, gr := range groups {
 		s := text[gr[0]:gr[1]]
-		if inUUID[k] || len(s) < minHashLen || len(s) > maxHashLen || !allHex(s) || !hasDigitAndLetter(s) {
+		if inUUID[k] || !isHash(s) {
 			continue
 		}
 		out = append(out, Match{Kind: KindHash, Value: s, Start: gr[0]})
 	}
 	return out
+}
+
+func isHash(s string) bool {
+	return len(s) >= minHashLen && len(s) <= maxHashLen && allHex(s) && hasDigitAndLetter(s)
 }
 
 func allHex(s string) bool {
