@@ -1,0 +1,162 @@
+// Command fx-app is einocompact's demo: a tool-using agent wired with
+// go.uber.org/fx from a YAML config, investigating an incident in a small
+// bundled repository while a CompactionHook keeps its context under a
+// deliberately small window.
+//
+// Offline (the default) the agent's model replays a recorded run of the task
+// (the tools still really run against the workspace) and summaries come from
+// the offline extractive summarizer. With OPENAI_BASE_URL set (or model.base_url
+// in the config) the agent uses that OpenAI-compatible endpoint instead.
+//
+//	go run ./examples/fx-app [--config FILE] [--transcript-out FILE] [--quiet]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"go.uber.org/fx"
+)
+
+const usageText = `fx-app: einocompact's demo agent, wired with go.uber.org/fx.
+
+Runs a tool-using agent on a bundled repository (an incident investigation)
+with a deliberately small context window, and prints one line per step (the
+prompt size estimated locally and as the provider reported it) and one per
+compaction (tier, messages replaced, tokens before and after, summarizer
+latency), then a summary table.
+
+Offline by default: the agent's model replays a recorded run of the task, the
+tools really run against the workspace, and the summarizer is the offline
+extractive one. Set OPENAI_BASE_URL (and OPENAI_API_KEY, OPENAI_MODEL) to run
+a live model on any OpenAI-compatible endpoint; SUMMARIZER_BASE_URL,
+SUMMARIZER_API_KEY and SUMMARIZER_MODEL give the summarizer its own.
+Every config key is listed in docs/configuration.md.
+
+Usage:
+  go run ./examples/fx-app [flags]
+
+Flags:
+`
+
+type flags struct {
+	config, transcriptOut, logLevel string
+	quiet                           bool
+}
+
+// parseFlags parses args; --help prints the usage to stdout and returns
+// flag.ErrHelp.
+func parseFlags(args []string, stdout io.Writer) (flags, error) {
+	var f flags
+	fs := flag.NewFlagSet("fx-app", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.config, "config", "", "YAML config `file` applied over the embedded defaults")
+	fs.StringVar(&f.transcriptOut, "transcript-out", "", "write the final (compacted) conversation as JSON to `file`")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary table")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "slog `level` on stderr: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout, fs)
+		}
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	return f, nil
+}
+
+// printUsage writes the help text, with flags spelled the GNU way
+// (--config) as the README does; the flag package accepts both spellings.
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usageText)
+	fs.VisitAll(func(fl *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(fl)
+		if arg != "" {
+			arg = " " + arg
+		}
+		def := ""
+		if fl.DefValue != "" && fl.DefValue != "false" {
+			def = fmt.Sprintf(" (default %q)", fl.DefValue)
+		}
+		fmt.Fprintf(w, "  --%s%s\n        %s%s\n", fl.Name, arg, usage, def)
+	})
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
+	stop()
+	os.Exit(code)
+}
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(string) (string, bool)) int {
+	f, err := parseFlags(args, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fx-app: %v (see --help)\n", err)
+		return 2
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		fmt.Fprintf(stderr, "fx-app: --log-level %q: %v\n", f.logLevel, err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	cfg, err := loadConfig(f.config, env)
+	if err != nil {
+		fmt.Fprintln(stderr, "fx-app:", err)
+		return 1
+	}
+	var r *runner
+	app := fx.New(appOptions(cfg, output{w: stdout, quiet: f.quiet}, log), fx.Populate(&r))
+	if err := app.Err(); err != nil {
+		fmt.Fprintln(stderr, "fx-app:", err)
+		return 1
+	}
+	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := app.Start(startCtx); err != nil {
+		fmt.Fprintln(stderr, "fx-app: start:", err)
+		return 1
+	}
+	res, _, runErr := r.run(ctx)
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancelStop()
+	stopErr := app.Stop(stopCtx)
+	if runErr != nil {
+		fmt.Fprintln(stderr, "fx-app: run:", runErr)
+		return 1
+	}
+	if stopErr != nil {
+		fmt.Fprintln(stderr, "fx-app: stop:", stopErr)
+		return 1
+	}
+	if f.transcriptOut != "" {
+		data, err := json.MarshalIndent(res.Messages, "", "  ")
+		if err == nil {
+			err = os.WriteFile(f.transcriptOut, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "fx-app: --transcript-out:", err)
+			return 1
+		}
+		if !f.quiet {
+			fmt.Fprintf(stdout, "\nwrote the final conversation (%d messages) to %s\n", len(res.Messages), f.transcriptOut)
+		}
+	}
+	return 0
+}

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxtest"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+	"github.com/einocompact/einocompact/internal/openaitest"
+)
+
+// noEnv keeps the developer's OPENAI_* variables out of the tests.
+func noEnv(string) (string, bool) { return "", false }
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestAppGraphValidates(t *testing.T) {
+	t.Parallel()
+	for _, env := range []map[string]string{
+		nil, // offline
+		{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_MODEL": "m"}, // online
+	} {
+		cfg, err := loadConfig("", func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fx.ValidateApp(appOptions(cfg, output{w: io.Discard}, quietLog()), fx.Invoke(func(*runner) {})); err != nil {
+			t.Errorf("env %v: fx.ValidateApp: %v", env, err)
+		}
+	}
+}
+
+// The main job: offline, the demo really runs the tools, crosses the
+// trigger at least twice, and ends with the recorded answer.
+func TestOfflineDemoCompactsAtLeastTwice(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig("", noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var r *runner
+	app := fxtest.New(t, appOptions(cfg, output{w: &out}, quietLog()), fx.Populate(&r))
+	app.RequireStart()
+	res, rep, err := r.run(context.Background())
+	app.RequireStop()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	traj, err := parseTrajectory(bundledTrajectory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitReason != "text" || res.Message.Content != traj.Steps[len(traj.Steps)-1].Content {
+		t.Errorf("exit %q with answer %.80q, want the recorded final answer", res.ExitReason, res.Message.Content)
+	}
+	if len(rep.steps) != len(traj.Steps) {
+		t.Errorf("%d steps reported, want one per recorded step (%d)", len(rep.steps), len(traj.Steps))
+	}
+	if n := len(rep.compactions); n < 2 {
+		t.Fatalf("%d compactions, want at least 2 with the default demo window\n%s", n, out.String())
+	}
+	for i, c := range rep.compactions {
+		if c.tokAfter >= c.tokBefore || c.msgsAfter >= c.msgsBefore || c.replaced < 1 {
+			t.Errorf("compaction %d: tokens %d -> %d, %d replaced; want a real reduction", i+1, c.tokBefore, c.tokAfter, c.replaced)
+		}
+	}
+	// Every prompt stayed under the window, while the uncompacted
+	// conversation grew past it: compaction is what kept the run going.
+	window := cfg.Compaction.ContextWindow
+	last := rep.steps[len(rep.steps)-1]
+	for i, s := range rep.steps {
+		if s.est >= window {
+			t.Errorf("step %d sent ~%d tokens, more than the %d window", i+1, s.est, window)
+		}
+	}
+	if last.shadow <= window {
+		t.Errorf("the uncompacted conversation reached only ~%d tokens; the demo task should outgrow the %d window", last.shadow, window)
+	}
+	// The tools really ran: the results carry the workspace's text.
+	if !containsText(res.Messages, "ledgerd") && !containsSummary(res.Messages) {
+		t.Error("the final conversation shows neither workspace content nor a summary")
+	}
+	if !containsSummary(res.Messages) {
+		t.Error("the final conversation carries no summary marker")
+	}
+	for _, want := range []string{"↳ compaction #1", "step 16", "summary", "compactions"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+func containsSummary(msgs []*schema.Message) bool {
+	for _, m := range msgs {
+		if compaction.IsStrategy(m, compaction.StrategySummarization) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsText(msgs []*schema.Message, s string) bool {
+	for _, m := range msgs {
+		if strings.Contains(m.Content, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRunFlagsAndTranscript(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	transcript := filepath.Join(dir, "out.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--quiet", "--transcript-out", transcript}, &stdout, &stderr, noEnv)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	if strings.Contains(stdout.String(), "step  1") || !strings.Contains(stdout.String(), "summary") {
+		t.Errorf("--quiet output should be the summary table only:\n%s", stdout.String())
+	}
+	data, err := os.ReadFile(transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []*schema.Message
+	if err := json.Unmarshal(data, &msgs); err != nil {
+		t.Fatalf("transcript is not a JSON message list: %v", err)
+	}
+	if len(msgs) < 3 || msgs[0].Role != schema.System || !containsSummary(msgs) {
+		t.Errorf("transcript has %d messages, first role %q, summary marker %v; want the compacted conversation", len(msgs), msgs[0].Role, containsSummary(msgs))
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("compaction:\n  compact_att: 0.5\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"help", []string{"--help"}, 0, ""},
+		{"unknown flag", []string{"--nope"}, 2, "flag provided but not defined"},
+		{"stray argument", []string{"extra"}, 2, "unexpected arguments"},
+		{"typo in config", []string{"--config", bad}, 1, "compaction.compact_att"},
+		{"missing config", []string{"--config", filepath.Join(t.TempDir(), "none.yaml")}, 1, "none.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tt.args, &stdout, &stderr, noEnv)
+			if code != tt.code || !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr.String(), tt.code, tt.want)
+			}
+			if tt.name == "help" {
+				for _, f := range []string{"--config", "--transcript-out", "--quiet", "OPENAI_BASE_URL", "SUMMARIZER_MODEL"} {
+					if !strings.Contains(stdout.String(), f) {
+						t.Errorf("--help does not document %s:\n%s", f, stdout.String())
+					}
+				}
+			}
+		})
+	}
+}
+
+// Online: the same task over real HTTP. The fake endpoint plays the
+// recorded model replies, rejects any request whose tool calls and results
+// are out of pairing (what a compaction bug looks like in production), and
+// the summarizer is the same endpoint.
+func TestOnlineRunOverHTTP(t *testing.T) {
+	t.Parallel()
+	traj, err := parseTrajectory(bundledTrajectory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script []*openaitest.Reply
+	for _, s := range traj.Steps {
+		if len(s.ToolCalls) == 0 {
+			script = append(script, openaitest.Text(s.Content))
+			continue
+		}
+		var calls []openaitest.ToolCall
+		for _, c := range s.ToolCalls {
+			calls = append(calls, openaitest.Fn(c.ID, c.Name, string(c.Arguments)))
+		}
+		r := openaitest.Call(calls...)
+		r.Content = s.Content
+		script = append(script, r)
+	}
+	agentReplies := openaitest.Script(script...)
+	srv := openaitest.Start(t, openaitest.WithPromptUsage(func(req *openaitest.Request) (*openaitest.Reply, error) {
+		if req.Model == "summarizer-model" {
+			return openaitest.Text("## Objective\n- INC-2291\n## Decisions and constraints\n(none)\n## Work completed\n- read files\n## Identifiers\n(none)\n## Unresolved\n(none)"), nil
+		}
+		return agentReplies(req)
+	}))
+	env := map[string]string{"OPENAI_BASE_URL": srv.BaseURL(), "OPENAI_MODEL": "agent-model", "SUMMARIZER_MODEL": "summarizer-model"}
+	cfg, err := loadConfig("", func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Demo.Task = traj.Task
+	var r *runner
+	app := fxtest.New(t, appOptions(cfg, output{w: io.Discard}, quietLog()), fx.Populate(&r))
+	app.RequireStart()
+	res, rep, err := r.run(context.Background())
+	app.RequireStop()
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if rej := srv.Rejected(); len(rej) > 0 {
+		t.Fatalf("the endpoint rejected %d requests, first: %s", len(rej), rej[0].Rejected)
+	}
+	if len(rep.compactions) < 2 || res.ExitReason != "text" {
+		t.Errorf("%d compactions, exit %q; want at least 2 and a text answer", len(rep.compactions), res.ExitReason)
+	}
+	summaries := 0
+	for _, req := range srv.Requests() {
+		if req.Model == "summarizer-model" {
+			summaries++
+		}
+	}
+	if summaries < len(rep.compactions) {
+		t.Errorf("%d summarizer requests for %d compactions", summaries, len(rep.compactions))
+	}
+	for _, s := range rep.steps {
+		if s.provider == 0 {
+			t.Error("a step reported no provider usage over HTTP")
+			break
+		}
+	}
+}

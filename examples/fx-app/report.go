@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction"
+)
+
+// reporter prints one line per step and per compaction of one agent run,
+// and the summary table at the end. It is per run: it travels in the run's
+// context (withReporter) so the hooks that feed it stay stateless.
+type reporter struct {
+	out     io.Writer
+	quiet   bool
+	counter compaction.TokenCounter
+
+	mu          sync.Mutex
+	shadow      []*schema.Message // the conversation as it would be without compaction
+	steps       []stepStat
+	compactions []compactionStat
+}
+
+type stepStat struct {
+	action                string
+	est, provider, shadow int // prompt tokens: local estimate, provider's count, estimate without compaction
+	completion            int
+}
+
+type compactionStat struct {
+	beforeStep               int
+	tiers                    string
+	replaced                 int
+	msgsBefore, msgsAfter    int
+	tokBefore, tokAfter, tgt int
+	latency                  time.Duration
+	rounds                   int
+	err                      error
+}
+
+type reporterKey struct{}
+
+func withReporter(ctx context.Context, r *reporter) context.Context {
+	return context.WithValue(ctx, reporterKey{}, r)
+}
+
+func reporterFrom(ctx context.Context) *reporter {
+	r, _ := ctx.Value(reporterKey{}).(*reporter)
+	return r
+}
+
+func (r *reporter) printf(format string, args ...any) {
+	if !r.quiet {
+		fmt.Fprintf(r.out, format, args...)
+	}
+}
+
+// start records the conversation the run begins with.
+func (r *reporter) start(msgs []*schema.Message) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.shadow = slices.Clone(msgs)
+}
+
+// modelReplied records a step: the reply is the last message, and what the
+// model was sent is everything before it.
+func (r *reporter) modelReplied(ctx context.Context, st *hooks.State) {
+	if len(st.Messages) == 0 {
+		return
+	}
+	reply := st.Messages[len(st.Messages)-1]
+	sent := st.Messages[:len(st.Messages)-1]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := stepStat{action: describe(reply)}
+	// The approximate counter cannot fail; a counter that can would show 0.
+	s.est, _ = r.counter.Count(ctx, sent, st.Tools)
+	s.shadow, _ = r.counter.Count(ctx, r.shadow, st.Tools)
+	if u := usage(reply); u != nil {
+		s.provider, s.completion = u.PromptTokens, u.CompletionTokens
+	}
+	r.shadow = append(r.shadow, reply)
+	r.steps = append(r.steps, s)
+	provider := "     -"
+	if s.provider > 0 {
+		provider = fmt.Sprintf("%6d", s.provider)
+	}
+	r.printf("step %2d  %-46s  prompt ~%5d est %s provider  (uncompacted ~%5d)\n",
+		len(r.steps), clipRunes(s.action, 46), s.est, provider, s.shadow)
+}
+
+// toolsRan records the tool results that follow the last assistant message.
+func (r *reporter) toolsRan(st *hooks.State) {
+	i := compaction.LastAssistantIndex(st.Messages)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.shadow = append(r.shadow, st.Messages[i+1:]...)
+}
+
+// ObserveCompaction implements compaction.Observer.
+func (r *reporter) ObserveCompaction(_ context.Context, rep compaction.Report) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := compactionStat{beforeStep: len(r.steps) + 1, msgsBefore: rep.MessagesBefore, msgsAfter: rep.MessagesAfter,
+		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, err: rep.Err, rounds: len(rep.Rounds)}
+	var tiers []string
+	for _, rd := range rep.Rounds {
+		c.latency += rd.Latency
+		if rd.Err == nil {
+			tiers = append(tiers, rd.Tier)
+			c.replaced += len(rd.Indices)
+		}
+	}
+	if len(rep.Rounds) == 0 {
+		// Compactors without a summarizer report no rounds.
+		tiers = append(tiers, "-")
+		c.replaced = rep.MessagesBefore - rep.MessagesAfter
+	}
+	c.tiers = strings.Join(tiers, " + ")
+	if !rep.Compacted {
+		if rep.Err != nil {
+			r.printf("  ! compaction before step %d failed: %v\n", c.beforeStep, rep.Err)
+		} else {
+			r.printf("  - compaction before step %d: triggered at ~%d tokens, nothing left to compact\n", c.beforeStep, rep.Estimated)
+		}
+		return
+	}
+	r.compactions = append(r.compactions, c)
+	r.printf("  ↳ compaction #%d before step %d: tier %s, %d messages replaced (%d → %d), tokens %d → %d (target %d), summarizer %s\n",
+		len(r.compactions), c.beforeStep, c.tiers, c.replaced, c.msgsBefore, c.msgsAfter, c.tokBefore, c.tokAfter, c.tgt, ms(c.latency))
+}
+
+// summary writes the closing table. It is printed even with --quiet.
+func (r *reporter) summary(w io.Writer, res runSummary) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var est, shadow, provider, peakEst, peakProvider, completion int
+	for _, s := range r.steps {
+		est += s.est
+		shadow += s.shadow
+		provider += s.provider
+		completion += s.completion
+		peakEst = max(peakEst, s.est)
+		peakProvider = max(peakProvider, s.provider)
+	}
+	var replaced, rounds int
+	var latency time.Duration
+	for _, c := range r.compactions {
+		replaced += c.replaced
+		rounds += c.rounds
+		latency += c.latency
+	}
+	last := stepStat{}
+	if len(r.steps) > 0 {
+		last = r.steps[len(r.steps)-1]
+	}
+	fmt.Fprintf(w, "\nsummary\n")
+	row := func(k, format string, args ...any) { fmt.Fprintf(w, "  %-20s %s\n", k, fmt.Sprintf(format, args...)) }
+	row("model", "%s", res.model)
+	row("steps", "%d model calls, %d tool calls (%s), exit %s", len(r.steps), sumCalls(res.toolCalls), callList(res.toolCalls), res.exit)
+	row("context window", "%d tokens: compact at %.0f, down to %d", res.window, res.trigger, res.target)
+	row("compactions", "%d (%d summarizer rounds, %d messages replaced)", len(r.compactions), rounds, replaced)
+	row("summarizer", "%s, %s in total", res.summarizer, ms(latency))
+	row("peak prompt", "~%d est / %d provider", peakEst, peakProvider)
+	row("final prompt", "~%d est / %d provider; ~%d without compaction", last.est, last.provider, last.shadow)
+	row("prompt tokens, all", "~%d est with compaction vs ~%d without (%s saved); provider: %d prompt + %d completion",
+		est, shadow, percent(shadow-est, shadow), provider, completion)
+	row("wall time", "%s", res.elapsed.Round(time.Millisecond))
+	if len(r.compactions) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n  %2s  %-7s  %8s  %-8s  %-12s  %6s  %10s  %s\n", "#", "before", "replaced", "messages", "tokens", "target", "summarizer", "tiers (one per round)")
+	for i, c := range r.compactions {
+		fmt.Fprintf(w, "  %2d  %-7s  %8d  %-8s  %-12s  %6d  %10s  %s\n", i+1, fmt.Sprintf("step %d", c.beforeStep), c.replaced,
+			fmt.Sprintf("%d → %d", c.msgsBefore, c.msgsAfter), fmt.Sprintf("%d → %d", c.tokBefore, c.tokAfter), c.tgt, ms(c.latency), c.tiers)
+	}
+}
+
+// runSummary is what the summary needs from outside the reporter.
+type runSummary struct {
+	model, summarizer, exit string
+	window, target          int
+	trigger                 float64
+	toolCalls               map[string]int
+	elapsed                 time.Duration
+}
+
+func usage(m *schema.Message) *schema.TokenUsage {
+	if m.ResponseMeta == nil {
+		return nil
+	}
+	return m.ResponseMeta.Usage
+}
+
+// describe names a model reply in a few words: the tools it calls with their
+// main argument, or that it answered.
+func describe(m *schema.Message) string {
+	if len(m.ToolCalls) == 0 {
+		return fmt.Sprintf("answer (%d chars)", len([]rune(m.Content)))
+	}
+	parts := make([]string, 0, len(m.ToolCalls))
+	for _, c := range m.ToolCalls {
+		var args map[string]any
+		_ = json.Unmarshal([]byte(c.Function.Arguments), &args)
+		arg := ""
+		for _, k := range []string{"path", "pattern", "dir"} {
+			if v, ok := args[k].(string); ok && v != "" {
+				arg = " " + v
+				break
+			}
+		}
+		parts = append(parts, c.Function.Name+arg)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
+}
+
+func percent(part, whole int) string {
+	if whole <= 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(part)/float64(whole))
+}
+
+func sumCalls(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func callList(m map[string]int) string {
+	names := slices.Sorted(maps.Keys(m))
+	parts := make([]string, 0, len(names))
+	for _, k := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
