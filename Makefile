@@ -31,6 +31,6 @@ bench:
 bench-compare:
 	$(GO) run ./cmd/benchcompare -sim -docs docs
 
-## demo: the project's main job.
+## demo: the project's main job: the fx agent app, offline (recorded model, real tools, extractive summarizer).
 demo:
-	@echo "demo: not yet (see issue 5)"
+	$(GO) run ./examples/fx-app
