@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction"
+)
+
+const compactUsage = `usage: einocompact compact --in FILE --window N [flags]
+
+Previews what a CompactionHook would do to a recorded conversation before the
+next model call: it estimates the prompt, and when that reaches --at of the
+window, compacts towards --to of it, then prints a before/after table and
+writes the result with --out. With no provider usage recorded, the estimate
+is the counter's size of the messages plus any tool schemas in the file.
+
+The summarizer is an OpenAI-compatible endpoint when SUMMARIZER_BASE_URL or
+OPENAI_BASE_URL (with the matching _API_KEY and _MODEL) is set, as for the
+application; otherwise, or with --offline, the offline extractive summarizer.
+
+flags:
+`
+
+// compactRun is one invocation of the compact subcommand.
+type compactRun struct {
+	in, out, format, strategy, counter string
+	window                             int
+	at, to                             float64
+	offline, quiet                     bool
+}
+
+func parseCompact(args []string, stderr io.Writer) (*compactRun, error) {
+	r := &compactRun{}
+	fs := flag.NewFlagSet("compact", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, compactUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&r.in, "in", "", "transcript to compact (required)")
+	fs.StringVar(&r.format, "format", formatAuto, "transcript format: eino (JSON []*schema.Message), openai (chat-completions messages or request body), or auto")
+	fs.IntVar(&r.window, "window", 0, "the model's context window in tokens (required)")
+	fs.Float64Var(&r.at, "at", 0.7, "compact when the estimate reaches this fraction of the window")
+	fs.Float64Var(&r.to, "to", 0.4, "compact towards this fraction of the window")
+	fs.StringVar(&r.strategy, "strategy", strategySummarize, "summarize, slide, prune, or pipeline (prune, then summarize)")
+	fs.StringVar(&r.counter, "counter", counterApprox, "token counter: approx (4 chars/token), o200k or cl100k (exact BPE)")
+	fs.StringVar(&r.out, "out", "", "write the compacted transcript here, in the input's format")
+	fs.BoolVar(&r.offline, "offline", false, "never call a summarizer endpoint, whatever the environment says")
+	fs.BoolVar(&r.quiet, "quiet", false, "no progress lines on stderr")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageErrorf("%v", err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, usageErrorf("unexpected argument %q", fs.Arg(0))
+	case r.in == "":
+		return nil, usageErrorf("--in is required")
+	case r.window < 1:
+		return nil, usageErrorf("--window must be a positive number of tokens, got %d", r.window)
+	case r.format != formatAuto && r.format != formatEino && r.format != formatOpenAI:
+		return nil, usageErrorf("--format %q: must be eino, openai or auto", r.format)
+	}
+	return r, nil
+}
+
+func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup func(string) (string, bool)) error {
+	t, err := loadTranscript(r.in, r.format)
+	if err != nil {
+		return err
+	}
+	counter, err := newCounter(r.counter)
+	if err != nil {
+		return err
+	}
+	progress := io.Discard
+	if !r.quiet {
+		progress = stderr
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	setup, err := newCompactor(ctx, r.strategy, r.offline, lookup, progressLine(progress), log)
+	if err != nil {
+		return err
+	}
+	hook, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
+		Compactor: setup.compactor, ContextWindow: r.window, CompactAt: r.at, CompactTo: r.to,
+		TokenCounter: counter, Logger: log,
+	})
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if err := hook.WarmUp(ctx); err != nil {
+		return err
+	}
+	defer hook.Close(context.WithoutCancel(ctx))
+
+	before, err := describe(ctx, t.messages, counter)
+	if err != nil {
+		return err
+	}
+	trigger, target := hook.Thresholds()
+	fmt.Fprintf(stdout, "%s: %s format, %d messages, %d tool schemas\n", r.in, t.format, len(t.messages), len(t.tools))
+	fmt.Fprintf(stdout, "strategy %s", r.strategy)
+	if setup.summarizer != "" {
+		fmt.Fprintf(stdout, " (summarizer: %s)", setup.summarizer)
+	}
+	fmt.Fprintf(stdout, ", counter %s\nwindow %d: compact at %.0f tokens, towards %d\n", r.counter, r.window, trigger, target)
+	fmt.Fprintf(progress, "einocompact: estimating %d messages with %s...\n", len(t.messages), r.strategy)
+
+	state := &hooks.State{Messages: t.messages, Tools: t.tools}
+	rep, err := hook.Decide(ctx, state)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !rep.Triggered:
+		fmt.Fprintf(stdout, "estimated %d tokens, below the trigger: nothing to compact\n\n", rep.Estimated)
+	case !rep.Compacted:
+		fmt.Fprintf(stdout, "estimated %d tokens, target %d: %s found nothing it may compact\n\n", rep.Estimated, rep.Target, r.strategy)
+	default:
+		fmt.Fprintf(stdout, "estimated %d tokens (overhead %d), target %d: compacted in %s\n\n", rep.Estimated, rep.Overhead, rep.Target, rep.Duration.Round(1e6))
+	}
+	after, err := describe(ctx, state.Messages, counter)
+	if err != nil {
+		return err
+	}
+	writeTable(stdout, before, after, rep, state.Messages)
+
+	if r.out == "" {
+		return nil
+	}
+	data, err := t.encode(state.Messages)
+	if err != nil {
+		return fmt.Errorf("encoding the result: %w", err)
+	}
+	if err := os.WriteFile(r.out, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nwrote %s (%d messages)\n", r.out, len(state.Messages))
+	return nil
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+	"github.com/einocompact/einocompact/internal/openaitest"
+)
+
+// mtNoEnv is an environment with no endpoint configured.
+func mtNoEnv(string) (string, bool) { return "", false }
+
+// mtRun runs a command line in place and returns its exit status and output.
+func mtRun(t *testing.T, lookup func(string) (string, bool), args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb, lookup)
+	return code, out.String(), errb.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	in := filepath.Join("testdata", "coding.eino.json")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{"no command", nil, 2, "usage"},
+		{"unknown command", []string{"shrink"}, 2, `unknown command "shrink"`},
+		{"missing --in", []string{"compact", "--window", "100"}, 2, "--in is required"},
+		{"missing --window", []string{"compact", "--in", in}, 2, "--window must be a positive number of tokens, got 0"},
+		{"bad strategy", []string{"compact", "--in", in, "--window", "100", "--strategy", "magic"}, 2, `--strategy "magic"`},
+		{"bad counter", []string{"compact", "--in", in, "--window", "100", "--counter", "p50k"}, 2, `--counter "p50k"`},
+		{"bad format", []string{"compact", "--in", in, "--window", "100", "--format", "yaml"}, 2, `--format "yaml"`},
+		{"fractions out of order", []string{"compact", "--in", in, "--window", "100", "--at", "0.3", "--to", "0.5"}, 2, "CompactTo"},
+		{"stray argument", []string{"compact", "--in", in, "--window", "100", "extra"}, 2, `unexpected argument "extra"`},
+		{"unknown flag", []string{"compact", "--bogus"}, 2, "bogus"},
+		{"missing file", []string{"compact", "--in", "testdata/nope.json", "--window", "100"}, 1, "nope.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr := mtRun(t, mtNoEnv, tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, tt.code, tt.want)
+			}
+		})
+	}
+	if code, stdout, _ := mtRun(t, mtNoEnv, "help"); code != 0 || !strings.Contains(stdout, "compact") {
+		t.Errorf("help: exit %d, %q", code, stdout)
+	}
+}
+
+// TestMalformedInputPositions checks that errors point at the line and column
+// of the problem (columns in characters, 1-based).
+func TestMalformedInputPositions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name, format, body, want string
+	}{
+		{"missing comma", "eino", "[\n  {\"role\": \"user\", \"content\": \"hi\" \"x\"}\n]", ":2:36: invalid character"},
+		{"truncated", "eino", "[\n  {\"role\": \"user\",", ":2:18: unexpected end of JSON input"},
+		{"wide characters before the error", "eino", "[{\"role\": \"user\", \"content\": \"日本語\" ]", ":1:36: invalid character ']'"},
+		{"wrong type", "eino", "[\n {\"role\": \"user\",\n  \"content\": 42}]", ":3:15: cannot use a JSON number as"},
+		{"wrong type inside an OpenAI body", "openai", "{\"model\": \"m\",\n \"messages\": [{\"role\": 7}]}", ":2:24: cannot use a JSON number"},
+		{"unknown OpenAI role", "openai", `[{"role": "wizard", "content": "x"}]`, `messages[0].role: "wizard"`},
+		{"OpenAI content of the wrong kind", "openai", `[{"role": "user", "content": 3}]`, "messages[0].content: must be a string"},
+		{"body without messages", "auto", `{"model": "m"}`, `needs a "messages" array`},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(dir, strings.Repeat("f", i+1)+".json")
+			if err := os.WriteFile(path, []byte(tt.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := mtRun(t, mtNoEnv, "compact", "--in", path, "--window", "100", "--format", tt.format)
+			want := tt.want
+			if strings.HasPrefix(want, ":") {
+				want = path + want // the position follows the file name directly
+			}
+			if code != 1 || !strings.Contains(stderr, path) || !strings.Contains(stderr, want) {
+				t.Errorf("exit %d, stderr %q; want %q after the file name", code, stderr, tt.want)
+			}
+		})
+	}
+	code, _, stderr := mtRun(t, mtNoEnv, "compact", "--in", "testdata/broken.json", "--window", "100")
+	if code != 1 || !strings.Contains(stderr, "testdata/broken.json:3:41: invalid character") {
+		t.Errorf("bundled broken.json: exit %d, %q", code, stderr)
+	}
+}
+
+func TestOpenAIRoundTrip(t *testing.T) {
+	t.Parallel()
+	tr, err := loadTranscript("testdata/library.openai.json", formatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.format != formatOpenAI || len(tr.tools) != 1 || tr.tools[0].Name != "open_document" {
+		t.Fatalf("format %s, tools %v", tr.format, tr.tools)
+	}
+	img := tr.messages[2]
+	if as := compaction.Attachments(img); len(as) != 1 || as[0].Kind != compaction.AttachmentImage {
+		t.Fatalf("the image part was lost: %+v", img)
+	}
+	for _, m := range tr.messages {
+		if m.Role == schema.Tool && m.ToolName != "open_document" {
+			t.Errorf("tool result %s has tool name %q, want the call's", m.ToolCallID, m.ToolName)
+		}
+	}
+	data, err := tr.encode(tr.messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := parseTranscript(data, formatOpenAI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := compaction.Render(back.messages, compaction.RenderOptions{ToolCallIDs: true}),
+		compaction.Render(tr.messages, compaction.RenderOptions{ToolCallIDs: true}); got != want {
+		t.Errorf("round trip changed the conversation:\n%s\nvs\n%s", got, want)
+	}
+	var body map[string]any
+	_ = json.Unmarshal(data, &body)
+	if body["model"] != "gpt-4o-mini" || body["temperature"] != 0.2 {
+		t.Errorf("request fields not kept: %v %v", body["model"], body["temperature"])
+	}
+}
+
+// TestSummarizerFromEnvironment runs the summarize strategy against a fake
+// OpenAI-compatible endpoint named by the app's environment variables.
+func TestSummarizerFromEnvironment(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.Start(t, openaitest.Script(
+		openaitest.Text("## Objective\n- fix the rates tests"),
+		openaitest.Text("## Objective\n- fix the rates tests, then check KRW"),
+	))
+	env := map[string]string{"SUMMARIZER_BASE_URL": srv.BaseURL(), "SUMMARIZER_API_KEY": "k", "SUMMARIZER_MODEL": "tiny"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	code, stdout, stderr := mtRun(t, lookup, "compact", "--in", "testdata/coding.eino.json", "--window", "3000")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if len(srv.Requests()) == 0 || !strings.Contains(stdout, "tiny at "+srv.BaseURL()) {
+		t.Errorf("the endpoint was not used: %d requests, %q", len(srv.Requests()), stdout)
+	}
+	code, stdout, _ = mtRun(t, lookup, "compact", "--in", "testdata/coding.eino.json", "--window", "3000", "--offline")
+	if code != 0 || !strings.Contains(stdout, "offline extractive summarizer") {
+		t.Errorf("--offline: exit %d, %q", code, stdout)
+	}
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+)
+
+// side describes one side of the before/after table.
+type side struct {
+	messages, tokens, toolCalls int
+	text                        string // rendering with tool-call ids, to look identifiers up in
+}
+
+func describe(ctx context.Context, msgs []*schema.Message, counter compaction.TokenCounter) (side, error) {
+	n, err := counter.Count(ctx, msgs, nil)
+	if err != nil {
+		return side{}, err
+	}
+	s := side{messages: len(msgs), tokens: n, text: compaction.Render(msgs, compaction.RenderOptions{ToolCallIDs: true})}
+	for _, m := range msgs {
+		s.toolCalls += len(m.ToolCalls)
+	}
+	return s, nil
+}
+
+// writeTable prints the before/after comparison, the summarizer rounds and
+// the markers of the result.
+func writeTable(w io.Writer, before, after side, rep compaction.Report, result []*schema.Message) {
+	ids := identifiers.Identifiers(before.text)
+	var lost []string
+	for _, id := range ids {
+		if !strings.Contains(after.text, id) {
+			lost = append(lost, id)
+		}
+	}
+	kept := len(ids) - len(lost)
+
+	row := func(name string, b, a int) { fmt.Fprintf(w, "%-12s %8d %8d\n", name, b, a) }
+	fmt.Fprintf(w, "%-12s %8s %8s\n", "", "before", "after")
+	row("messages", before.messages, after.messages)
+	row("tokens", before.tokens, after.tokens)
+	row("tool calls", before.toolCalls, after.toolCalls)
+	row("identifiers", len(ids), kept)
+	if len(lost) > 0 {
+		shown := make([]string, 0, 5)
+		for _, id := range firstN(lost, 5) {
+			shown = append(shown, strconv.Quote(clip(id, 48)))
+		}
+		fmt.Fprintf(w, "identifiers lost: %s", strings.Join(shown, ", "))
+		if len(lost) > 5 {
+			fmt.Fprintf(w, " and %d more", len(lost)-5)
+		}
+		fmt.Fprintln(w)
+	}
+
+	if len(rep.Rounds) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "round\ttier\treplaced\ttokens\ttime\toutcome")
+		for i, r := range rep.Rounds {
+			outcome := "ok"
+			if r.Err != nil {
+				outcome = "failed: " + r.Err.Error()
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%d -> %d\t%s\t%s\n", i+1, r.Tier, len(r.Indices), r.TokensBefore, r.TokensAfter,
+				r.Latency.Round(time.Millisecond), outcome)
+		}
+		tw.Flush()
+	}
+
+	markers := map[string]int{}
+	for _, m := range result {
+		if mk, ok := compaction.MarkerOf(m); ok {
+			markers[mk.Strategy]++
+		}
+	}
+	if len(markers) > 0 {
+		parts := make([]string, 0, len(markers))
+		for _, k := range slices.Sorted(maps.Keys(markers)) {
+			parts = append(parts, fmt.Sprintf("%d %s", markers[k], k))
+		}
+		fmt.Fprintf(w, "\nmarked messages in the result: %s\n", strings.Join(parts, ", "))
+	}
+}
+
+func firstN(s []string, n int) []string { return s[:min(n, len(s))] }
+
+// clip shortens s to n characters, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+	"github.com/einocompact/einocompact/hooks/compaction/tiktoken"
+	compactfx "github.com/einocompact/einocompact/integration/fx"
+)
+
+// The strategies and counters the tool offers.
+const (
+	strategySummarize = "summarize"
+	strategySlide     = "slide"
+	strategyPrune     = "prune"
+	strategyPipeline  = "pipeline" // prune, then summarize
+
+	counterApprox = "approx"
+	counterO200k  = "o200k"
+	counterCl100k = "cl100k"
+)
+
+func newCounter(kind string) (compaction.TokenCounter, error) {
+	switch kind {
+	case counterApprox:
+		return compaction.DefaultCounter(), nil
+	case counterO200k:
+		return tiktoken.New(&tiktoken.Config{Encoding: tiktoken.O200kBase})
+	case counterCl100k:
+		return tiktoken.New(&tiktoken.Config{Encoding: tiktoken.Cl100kBase})
+	}
+	return nil, usageErrorf("--counter %q: must be %s, %s or %s", kind, counterApprox, counterO200k, counterCl100k)
+}
+
+// compactorSetup is what newCompactor built, for the report.
+type compactorSetup struct {
+	compactor  compaction.Compactor
+	summarizer string // "" when the strategy writes no summaries
+}
+
+// newCompactor builds the compactor of strategy. The summarizer is chosen as
+// the application chooses it: an OpenAI-compatible endpoint from the same
+// environment variables (lookup), else the offline extractive summarizer;
+// offline forces the latter. Each finished round is reported to progress.
+func newCompactor(ctx context.Context, strategy string, offline bool, lookup func(string) (string, bool),
+	progress func(context.Context, compaction.Round), log *slog.Logger) (compactorSetup, error) {
+	switch strategy {
+	case strategySlide:
+		c, err := compaction.NewSlidingWindowCompactor(ctx, nil)
+		return compactorSetup{compactor: c}, err
+	case strategyPrune:
+		c, err := compaction.NewToolResultPruningCompactor(ctx, nil)
+		return compactorSetup{compactor: c}, err
+	case strategySummarize, strategyPipeline:
+	default:
+		return compactorSetup{}, usageErrorf("--strategy %q: must be %s, %s, %s or %s", strategy,
+			strategySummarize, strategySlide, strategyPrune, strategyPipeline)
+	}
+	cfg := compactfx.DefaultConfig()
+	compactfx.ApplyEnv(cfg, lookup)
+	if offline {
+		cfg.Summarizer.Provider = compactfx.ProviderOffline
+	}
+	chat, err := compactfx.NewSummarizer(ctx, cfg)
+	if err != nil {
+		return compactorSetup{}, err
+	}
+	sum, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
+		ChatModel: chat, Logger: log, OnRound: progress,
+	})
+	if err != nil {
+		return compactorSetup{}, err
+	}
+	setup := compactorSetup{compactor: sum, summarizer: compactfx.SummarizerName(cfg)}
+	if strategy == strategyPipeline {
+		prune, err := compaction.NewToolResultPruningCompactor(ctx, nil)
+		if err != nil {
+			return compactorSetup{}, err
+		}
+		if setup.compactor, err = compaction.NewPipeline(prune, sum); err != nil {
+			return compactorSetup{}, err
+		}
+	}
+	return setup, nil
+}
+
+// progressLine reports a finished summarizer round on w, so a long run with a
+// remote model shows it is alive.
+func progressLine(w io.Writer) func(context.Context, compaction.Round) {
+	n := 0
+	return func(_ context.Context, r compaction.Round) {
+		n++
+		if r.Err != nil {
+			fmt.Fprintf(w, "einocompact: round %d (%s) failed after %s: %v\n", n, r.Tier, r.Latency.Round(1e6), r.Err)
+			return
+		}
+		fmt.Fprintf(w, "einocompact: round %d (%s): %d messages summarized, %d -> %d tokens in %s\n",
+			n, r.Tier, len(r.Indices), r.TokensBefore, r.TokensAfter, r.Latency.Round(1e6))
+	}
+}
