@@ -18,6 +18,7 @@ const (
 
 // Event is one item of the stream returned by Agent.Stream.
 type Event struct {
+	// Kind says which of the other fields are set.
 	Kind EventKind
 	// Step is the 1-based step the event belongs to (for EventDone, the final StepCount).
 	Step int

@@ -28,11 +28,16 @@ type Request struct {
 
 // Message is one message of a request, in wire form.
 type Message struct {
-	Role       string     `json:"role"`
-	Content    Content    `json:"content"`
-	Name       string     `json:"name,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	// Role is "system", "user", "assistant" or "tool".
+	Role string `json:"role"`
+	// Content is the text, in either wire form.
+	Content Content `json:"content"`
+	// Name is the optional participant or tool name.
+	Name string `json:"name,omitempty"`
+	// ToolCallID is the call a tool message answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// ToolCalls are the calls an assistant message asks for.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 }
 
 // Content is a message's content, which the wire format allows as either a
@@ -85,21 +90,28 @@ func (c Content) MarshalJSON() ([]byte, error) {
 // ToolCall is an assistant's request to run a function, in wire form.
 type ToolCall struct {
 	// Index orders calls within one streamed reply; only chunks carry it.
-	Index    *int         `json:"index,omitempty"`
-	ID       string       `json:"id,omitempty"`
-	Type     string       `json:"type,omitempty"`
+	Index *int `json:"index,omitempty"`
+	// ID pairs the call with its tool result.
+	ID string `json:"id,omitempty"`
+	// Type is "function".
+	Type string `json:"type,omitempty"`
+	// Function names the function and carries its arguments.
 	Function FunctionCall `json:"function"`
 }
 
 // FunctionCall names the function and carries its JSON arguments as text.
 type FunctionCall struct {
-	Name      string `json:"name,omitempty"`
+	// Name is the function's name.
+	Name string `json:"name,omitempty"`
+	// Arguments is the JSON text of the arguments.
 	Arguments string `json:"arguments,omitempty"`
 }
 
 // Tool is a tool offered to the model.
 type Tool struct {
-	Type     string `json:"type"`
+	// Type is "function".
+	Type string `json:"type"`
+	// Function is the tool's name, description and JSON-schema parameters.
 	Function struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description,omitempty"`
@@ -109,9 +121,12 @@ type Tool struct {
 
 // Usage is the token accounting the server reports for a reply.
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
+	// PromptTokens is the size of the request.
+	PromptTokens int `json:"prompt_tokens"`
+	// CompletionTokens is the size of the reply.
 	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	// TotalTokens is their sum.
+	TotalTokens int `json:"total_tokens"`
 }
 
 // requestBody is the subset of the request JSON the server reads.
