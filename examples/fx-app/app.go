@@ -67,25 +67,20 @@ func newWorkspace(cfg *appConfig) (fs.FS, error) {
 
 func newTools(ws fs.FS) ([]tool.BaseTool, error) { return workspaceTools(ws) }
 
-// agentModel is the agent's chat model and how to describe it.
+// agentModel is the agent's chat model and what the app knows about it.
 type agentModel struct {
 	model.ToolCallingChatModel
 	name string
-	task string // the task the model is meant for ("" = any)
+	// task is the recorded task: the default request, and with replay the
+	// only one the model can answer.
+	task   string
+	replay bool
 }
 
 // newAgentModel returns the configured endpoint's client when there is one,
 // with its warm-up and close tied to the app's lifecycle; otherwise the
 // offline replay of the bundled (or configured) trajectory.
 func newAgentModel(lc fx.Lifecycle, cfg *appConfig) (*agentModel, error) {
-	if cfg.online() {
-		m, err := compactfx.NewEndpointModel(context.Background(), cfg.Model)
-		if err != nil {
-			return nil, err
-		}
-		lc.Append(fx.Hook{OnStart: m.WarmUp, OnStop: m.Close})
-		return &agentModel{ToolCallingChatModel: m, name: fmt.Sprintf("%s at %s", cfg.Model.Model, cfg.Model.BaseURL)}, nil
-	}
 	data := bundledTrajectory
 	if cfg.Demo.Trajectory != "" {
 		var err error
@@ -97,8 +92,16 @@ func newAgentModel(lc fx.Lifecycle, cfg *appConfig) (*agentModel, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.online() {
+		m, err := compactfx.NewEndpointModel(context.Background(), cfg.Model)
+		if err != nil {
+			return nil, err
+		}
+		lc.Append(fx.Hook{OnStart: m.WarmUp, OnStop: m.Close})
+		return &agentModel{ToolCallingChatModel: m, name: fmt.Sprintf("%s at %s", cfg.Model.Model, cfg.Model.BaseURL), task: t.Task}, nil
+	}
 	name := fmt.Sprintf("offline replay of a recorded %s run (%d steps); set OPENAI_BASE_URL to use a live model", t.Model, len(t.Steps))
-	return &agentModel{ToolCallingChatModel: newReplayModel(t), name: name, task: t.Task}, nil
+	return &agentModel{ToolCallingChatModel: newReplayModel(t), name: name, task: t.Task, replay: true}, nil
 }
 
 func newAgent(cfg *appConfig, m *agentModel, tools []tool.BaseTool, reg *hooks.Registry, log *slog.Logger) (*agent.Agent, error) {
@@ -172,11 +175,9 @@ func newRunner(in runnerIn) *runner {
 func (r *runner) task() (string, error) {
 	t := r.cfg.Demo.Task
 	switch {
-	case t == "" && r.model.task == "":
-		return "", fmt.Errorf("config: demo.task is empty and the model has no recorded task")
 	case t == "":
 		return r.model.task, nil
-	case r.model.task != "" && t != r.model.task:
+	case r.model.replay && t != r.model.task:
 		return "", fmt.Errorf("config: demo.task = %q: offline replay can only run its recorded task; set OPENAI_BASE_URL for a live model", t)
 	}
 	return t, nil

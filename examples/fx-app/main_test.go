@@ -150,12 +150,17 @@ func TestRunUsageErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("compaction:\n  compact_att: 0.5\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	otherTask := filepath.Join(t.TempDir(), "task.yaml")
+	if err := os.WriteFile(otherTask, []byte("demo:\n  task: summarize the README\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
 		code int
 		want string
 	}{
+		{"replay cannot change task", []string{"--config", otherTask}, 1, "demo.task"},
 		{"help", []string{"--help"}, 0, ""},
 		{"unknown flag", []string{"--nope"}, 2, "flag provided but not defined"},
 		{"stray argument", []string{"extra"}, 2, "unexpected arguments"},
@@ -217,7 +222,6 @@ func TestOnlineRunOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Demo.Task = traj.Task
 	var r *runner
 	app := fxtest.New(t, appOptions(cfg, output{w: io.Discard}, quietLog()), fx.Populate(&r))
 	app.RequireStart()
