@@ -19,6 +19,7 @@ type SummaryCall struct {
 	InputTokens  int           // the prompt, by the Summarizer's counter
 	OutputTokens int           // the summary written
 	Latency      time.Duration // simulated: prefill plus decode time
+	Elapsed      time.Duration // real time spent inside Generate
 }
 
 // Summarizer is a deterministic chat model that writes summaries whose
@@ -69,6 +70,7 @@ func Latency(input, output int) time.Duration {
 
 // Generate implements model.BaseChatModel.
 func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, _ ...model.Option) (*schema.Message, error) {
+	start := time.Now()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -85,12 +87,13 @@ func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, _ ..
 	if !s.ZeroLatency {
 		call.Latency = Latency(in, out)
 	}
-	if s.OnCall != nil {
-		s.OnCall(call)
-	}
 	text := summaryText(out, wantsUserBlock(input))
 	reply := schema.AssistantMessage(text, nil)
 	reply.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}}
+	if s.OnCall != nil {
+		call.Elapsed = time.Since(start)
+		s.OnCall(call)
+	}
 	return reply, nil
 }
 

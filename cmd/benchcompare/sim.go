@@ -1,10 +1,241 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/einocompact/einocompact/bench"
 )
 
+// simSeeds are the trajectories replayed per shape; the tables quote the
+// median over them, and the plot shows the first.
+var simSeeds = []uint64{1, 2, 3, 4, 5}
+
+// simRepeats is how often each run is repeated to take the median wall time;
+// everything else is deterministic.
+const simRepeats = 3
+
+// plotFile is the plot's name inside the docs directory.
+const plotFile = "benchcompare.svg"
+
+// shapeRuns are the results of one shape: per seed, einocompact then Eino.
+type shapeRuns struct {
+	shape bench.Shape
+	runs  [][]*bench.SimResult
+}
+
 func runSimulation(steps, window int, docs string, stdout io.Writer) error {
-	return fmt.Errorf("simulation not built yet")
+	ctx := context.Background()
+	// One unmeasured run first, so that no strategy pays for the process
+	// warming up (page faults, first use of Eino's JSON encoder).
+	if _, err := bench.Simulate(ctx, bench.SimConfig{Shape: bench.Shapes[0], Steps: steps, Window: window, Seed: simSeeds[0]}); err != nil {
+		return err
+	}
+	var all []shapeRuns
+	for _, shape := range bench.Shapes {
+		sr := shapeRuns{shape: shape}
+		for _, seed := range simSeeds {
+			cfg := bench.SimConfig{Shape: shape, Steps: steps, Window: window, Seed: seed}
+			res, err := simulateMedianWall(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			sr.runs = append(sr.runs, res)
+		}
+		all = append(all, sr)
+	}
+	report := simReport(all, steps, window, docs != "")
+	fmt.Fprintln(stdout, report)
+	if docs == "" {
+		return nil
+	}
+	if err := os.WriteFile(filepath.Join(docs, plotFile), []byte(plotSVG(all, window)), 0o644); err != nil {
+		return err
+	}
+	return updateDoc(docPath(docs), blockSimulation, "Measured on "+machine()+".\n\n"+report)
+}
+
+// simulateMedianWall runs cfg simRepeats times and keeps the first results
+// with the median wall time of each strategy.
+func simulateMedianWall(ctx context.Context, cfg bench.SimConfig) ([]*bench.SimResult, error) {
+	var first []*bench.SimResult
+	walls := map[string][]float64{}
+	for range simRepeats {
+		res, err := bench.Simulate(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		if first == nil {
+			first = res
+		}
+		for _, r := range res {
+			walls[r.Strategy] = append(walls[r.Strategy], float64(r.Wall))
+		}
+	}
+	for _, r := range first {
+		r.Wall = time.Duration(median(walls[r.Strategy]))
+	}
+	return first, nil
+}
+
+// runStats are the per-run figures the tables are made of.
+type runStats struct {
+	compactions, calls                int
+	inputTotal, outputTotal           int
+	inputMedian, inputMax             float64
+	stallMedian, stallMax             time.Duration
+	promptTotal, peak                 int
+	retainedMin, retainedMedian       float64
+	wall                              time.Duration
+	stepsOverWindow, compactionsUnder int // steps above the window; compactions retaining < 25 % of it
+}
+
+func statsOf(r *bench.SimResult) runStats {
+	s := runStats{compactions: len(r.Compactions), wall: r.Wall, retainedMin: -1}
+	var inputs, stalls, retained []float64
+	for _, c := range r.Compactions {
+		s.calls += len(c.Calls)
+		s.inputTotal += c.InputTokens
+		s.outputTotal += c.OutputTokens
+		inputs = append(inputs, float64(c.InputTokens))
+		stalls = append(stalls, float64(c.Stall))
+		retained = append(retained, float64(c.Retained))
+		if 4*c.Retained < r.Config.Window {
+			s.compactionsUnder++
+		}
+	}
+	s.inputMedian, s.inputMax = median(inputs), maxOf(inputs)
+	s.stallMedian, s.stallMax = time.Duration(median(stalls)), time.Duration(maxOf(stalls))
+	if len(retained) > 0 {
+		s.retainedMin, s.retainedMedian = slices.Min(retained), median(retained)
+	}
+	for _, st := range r.Steps {
+		s.promptTotal += st.Prompt
+		s.peak = max(s.peak, st.Prompt)
+		if st.Prompt > r.Config.Window {
+			s.stepsOverWindow++
+		}
+	}
+	return s
+}
+
+func maxOf(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	return slices.Max(vs)
+}
+
+// across applies f to every seed's stats of strategy i and returns the values.
+func across(sr shapeRuns, i int, f func(runStats) float64) []float64 {
+	out := make([]float64, len(sr.runs))
+	for k, res := range sr.runs {
+		out[k] = f(statsOf(res[i]))
+	}
+	return out
+}
+
+func simReport(all []shapeRuns, steps, window int, withPlot bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Window %d tokens; einocompact: `CompactionHook` (compact_at 0.7, compact_to 0.4) with `SummarizationCompactor` in its defaults; "+
+		"Eino: `summarization.New` with `Trigger.ContextTokens` = %d (0.7 of the window) and a `TokenCounter` that makes the hook's estimate, so both trigger at the same sizes. "+
+		"%d model calls per trajectory, %d trajectories (seeds) per shape; every figure is the median over the seeds except the worst cases (max, min), which are over all of them. "+
+		"Summarizer: %s.\n\n", window, int(float64(window)*0.7), steps, len(simSeeds), costModel())
+	if withPlot {
+		fmt.Fprintf(&b, "![Context size per model call, seed %d of each shape; markers are compactions](%s)\n\n", simSeeds[0], plotFile)
+	}
+	type targetRow struct {
+		shape                     bench.Shape
+		medRatio, totRatio        float64
+		retainedMin               float64
+		peakOurs, peakEino        float64
+		under, overOurs, overEino int
+	}
+	var targets []targetRow
+	for _, sr := range all {
+		fmt.Fprintf(&b, "#### %s\n\n", sr.shape)
+		b.WriteString("| per run | einocompact | Eino | einocompact / Eino |\n|---|---:|---:|---:|\n")
+		row := func(label string, f func(runStats) float64, format func(float64) string) (float64, float64) {
+			o, e := median(across(sr, 0, f)), median(across(sr, 1, f))
+			ratio := "–"
+			if e != 0 {
+				ratio = fmt.Sprintf("%.2f", o/e)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", label, format(o), format(e), ratio)
+			return o, e
+		}
+		worst := func(label string, pick func([]float64) float64, f func(runStats) float64, format func(float64) string) (float64, float64) {
+			o, e := pick(across(sr, 0, f)), pick(across(sr, 1, f))
+			ratio := "–"
+			if e != 0 {
+				ratio = fmt.Sprintf("%.2f", o/e)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", label, format(o), format(e), ratio)
+			return o, e
+		}
+		tokens := func(v float64) string { return fmt.Sprintf("%.0f", v) }
+		pct := func(v float64) string { return fmt.Sprintf("%.0f (%.0f %%)", v, 100*v/float64(window)) }
+		secs := func(v float64) string { return fmt.Sprintf("%.1f s", v/1e9) }
+		ms := func(v float64) string { return fmt.Sprintf("%.2f ms", v/1e6) }
+
+		row("compactions", func(s runStats) float64 { return float64(s.compactions) }, tokens)
+		row("summarizer calls", func(s runStats) float64 { return float64(s.calls) }, tokens)
+		_, _ = row("summarizer input tokens, total", func(s runStats) float64 { return float64(s.inputTotal) }, tokens)
+		row("summarizer input per compaction, median", func(s runStats) float64 { return s.inputMedian }, tokens)
+		worst("summarizer input per compaction, max", slices.Max, func(s runStats) float64 { return s.inputMax }, tokens)
+		row("summarizer output tokens, total", func(s runStats) float64 { return float64(s.outputTotal) }, tokens)
+		row("stall per compaction (simulated), median", func(s runStats) float64 { return float64(s.stallMedian) }, secs)
+		worst("stall per compaction (simulated), max", slices.Max, func(s runStats) float64 { return float64(s.stallMax) }, secs)
+		row("main-model prompt tokens, total", func(s runStats) float64 { return float64(s.promptTotal) }, tokens)
+		row("verbatim context after a compaction, median", func(s runStats) float64 { return s.retainedMedian }, pct)
+		worst("verbatim context after a compaction, min", slices.Min, func(s runStats) float64 { return s.retainedMin }, pct)
+		worst("peak context, max", slices.Max, func(s runStats) float64 { return float64(s.peak) }, pct)
+		row("wall time excluding the summarizer", func(s runStats) float64 { return float64(s.wall) }, ms)
+		b.WriteString("\n")
+
+		t := targetRow{shape: sr.shape}
+		t.medRatio = median(across(sr, 0, func(s runStats) float64 { return s.inputMedian })) / median(across(sr, 1, func(s runStats) float64 { return s.inputMedian }))
+		t.totRatio = median(across(sr, 0, func(s runStats) float64 { return float64(s.inputTotal) })) / median(across(sr, 1, func(s runStats) float64 { return float64(s.inputTotal) }))
+		t.retainedMin = slices.Min(across(sr, 0, func(s runStats) float64 { return s.retainedMin }))
+		t.peakOurs = slices.Max(across(sr, 0, func(s runStats) float64 { return float64(s.peak) }))
+		t.peakEino = slices.Max(across(sr, 1, func(s runStats) float64 { return float64(s.peak) }))
+		for _, res := range sr.runs {
+			so, se := statsOf(res[0]), statsOf(res[1])
+			t.under += so.compactionsUnder
+			t.overOurs += so.stepsOverWindow
+			t.overEino += se.stepsOverWindow
+		}
+		targets = append(targets, t)
+	}
+
+	b.WriteString("#### Targets (compact_at 0.7, compact_to 0.4, 300 steps)\n\n| target | shape | measured | met |\n|---|---|---|---|\n")
+	for _, t := range targets {
+		fmt.Fprintf(&b, "| median summarizer input per compaction at most half of Eino's | %s | ratio %.2f | %s |\n", t.shape, t.medRatio, yes(t.medRatio <= 0.5))
+	}
+	for _, t := range targets {
+		fmt.Fprintf(&b, "| total summarizer input no more than Eino's | %s | ratio %.3f | %s |\n", t.shape, t.totRatio, yes(t.totRatio <= 1))
+	}
+	for _, t := range targets {
+		fmt.Fprintf(&b, "| at least a quarter of the window verbatim after every compaction | %s | min %.0f tokens (%.0f %%); %d compactions below | %s |\n",
+			t.shape, t.retainedMin, 100*t.retainedMin/float64(window), t.under, yes(t.under == 0))
+	}
+	for _, t := range targets {
+		fmt.Fprintf(&b, "| the peak never above the window | %s | einocompact %.0f %%, Eino %.0f %% of the window | %s |\n",
+			t.shape, 100*t.peakOurs/float64(window), 100*t.peakEino/float64(window), yes(t.overOurs == 0))
+	}
+	return b.String()
+}
+
+func costModel() string {
+	small, large := 10000, 40000
+	return fmt.Sprintf("writes %d tokens for a %d-token input and %d for %d (64 + input/8, at most 4096); "+
+		"simulated latency 400 ms + 0.1 ms per input token + 1/60 s per output token (%.1f s and %.1f s for those), accounted, not slept",
+		bench.OutputTokens(small), small, bench.OutputTokens(large), large,
+		bench.Latency(small, bench.OutputTokens(small)).Seconds(), bench.Latency(large, bench.OutputTokens(large)).Seconds())
 }
