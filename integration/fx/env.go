@@ -4,12 +4,18 @@ package compactfx
 // value overrides the file; an empty one is ignored, as most shells make it
 // hard to tell unset from empty.
 const (
-	EnvModelBaseURL      = "OPENAI_BASE_URL"
-	EnvModelAPIKey       = "OPENAI_API_KEY"
-	EnvModelName         = "OPENAI_MODEL"
+	// EnvModelBaseURL overrides model.base_url.
+	EnvModelBaseURL = "OPENAI_BASE_URL"
+	// EnvModelAPIKey overrides model.api_key.
+	EnvModelAPIKey = "OPENAI_API_KEY"
+	// EnvModelName overrides model.model.
+	EnvModelName = "OPENAI_MODEL"
+	// EnvSummarizerBaseURL overrides summarizer.base_url.
 	EnvSummarizerBaseURL = "SUMMARIZER_BASE_URL"
-	EnvSummarizerAPIKey  = "SUMMARIZER_API_KEY"
-	EnvSummarizerModel   = "SUMMARIZER_MODEL"
+	// EnvSummarizerAPIKey overrides summarizer.api_key.
+	EnvSummarizerAPIKey = "SUMMARIZER_API_KEY"
+	// EnvSummarizerModel overrides summarizer.model.
+	EnvSummarizerModel = "SUMMARIZER_MODEL"
 )
 
 // ApplyEnv overrides the endpoint settings of cfg from the environment, as

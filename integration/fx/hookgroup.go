@@ -61,7 +61,7 @@ func AsHook(constructor any) any {
 	return fx.Annotate(constructor, fx.ResultTags(`group:"`+HookGroup+`"`))
 }
 
-// registryIn is what NewRegistryFromEntries needs from the container.
+// registryIn collects the hook group from the container.
 type registryIn struct {
 	fx.In
 	Entries []HookEntry `group:"einocompact.hooks"`

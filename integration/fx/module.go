@@ -14,8 +14,9 @@ import (
 // Module returns the fx module that builds einocompact from cfg; see the
 // package documentation for what it provides. cfg is validated when the
 // container first needs it, and an invalid cfg fails the application's
-// construction with errors naming the keys. A *slog.Logger in the container
-// is used when present; otherwise slog.Default().
+// construction with errors naming the keys. The module provides *Config
+// itself, so the application must not. A *slog.Logger in the container is
+// used when present; otherwise slog.Default().
 func Module(cfg *Config) fx.Option {
 	return fx.Module("einocompact",
 		fx.Provide(
