@@ -1,0 +1,119 @@
+package bench
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+)
+
+// A short run on a small window is enough to see several compactions of
+// each strategy; these are the invariants every reported number rests on.
+func TestSimulateInvariants(t *testing.T) {
+	t.Parallel()
+	for _, shape := range Shapes {
+		cfg := SimConfig{Shape: shape, Steps: 80, Window: 8000, Seed: 3}
+		system, script := Trajectory(shape, cfg.Steps, cfg.Window, cfg.Seed)
+		pristine := deepCopyScript(script)
+		res, err := Simulate(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(script, pristine) || system == nil {
+			t.Fatalf("%s: the script changed while it was replayed", shape)
+		}
+		if len(res) != 2 || res[0].Strategy != StrategyEinocompact || res[1].Strategy != StrategyEino {
+			t.Fatalf("%s: results %v", shape, res)
+		}
+		for _, r := range res {
+			if len(r.Steps) != cfg.Steps || len(r.Compactions) == 0 {
+				t.Fatalf("%s/%s: %d steps, %d compactions", shape, r.Strategy, len(r.Steps), len(r.Compactions))
+			}
+			trigger := int(0.7 * float64(cfg.Window))
+			for _, c := range r.Compactions {
+				if len(c.Calls) == 0 || c.InputTokens <= 0 || c.After >= c.Before || c.Before < trigger {
+					t.Errorf("%s/%s: compaction %+v", shape, r.Strategy, c)
+				}
+				if r.Strategy == StrategyEino && c.Retained != 0 {
+					t.Errorf("%s: Eino kept %d tokens verbatim; it replaces everything", shape, c.Retained)
+				}
+			}
+			for _, s := range r.Steps {
+				if s.Prompt > s.Before {
+					t.Errorf("%s/%s step %d: sent %d tokens, more than the %d before", shape, r.Strategy, s.Step, s.Prompt, s.Before)
+				}
+			}
+		}
+	}
+}
+
+// Both strategies must see the same work: replaying the script without
+// compaction gives the same "before" sizes up to the first compaction.
+func TestSimulateSameWorkUntilFirstCompaction(t *testing.T) {
+	t.Parallel()
+	res, err := Simulate(context.Background(), SimConfig{Shape: ShapeManyTurns, Steps: 60, Window: 8000, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := min(res[0].Compactions[0].Step, res[1].Compactions[0].Step)
+	for i := 0; i <= first; i++ {
+		if a, b := res[0].Steps[i].Before, res[1].Steps[i].Before; a != b {
+			t.Fatalf("step %d: einocompact saw %d tokens, Eino %d", i, a, b)
+		}
+	}
+}
+
+// No tool result may lose the call it answers, whatever was compacted.
+func TestSimulateNoOrphans(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := SimConfig{Shape: ShapeFewHuge, Steps: 120, Window: 8000, Seed: 4, CompactAt: 0.7, CompactTo: 0.4}
+	system, script := Trajectory(cfg.Shape, cfg.Steps, cfg.Window, cfg.Seed)
+	summarizer := &Summarizer{}
+	strat, err := newSimStrategy(ctx, StrategyEinocompact, cfg, summarizer, compaction.DefaultCounter(), Tools())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []*schema.Message{system}
+	tokens := 0
+	for i, st := range script {
+		msgs = append(msgs[:len(msgs):len(msgs)], st.Before...)
+		msgs, err = strat.beforeModel(ctx, msgs, tokens, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := map[string]bool{}
+		for _, m := range msgs {
+			for _, c := range m.ToolCalls {
+				calls[c.ID] = true
+			}
+			if m.Role == schema.Tool && !calls[m.ToolCallID] {
+				t.Fatalf("step %d: tool result %s without its call", i, m.ToolCallID)
+			}
+		}
+		reply := *st.Reply
+		reply.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{TotalTokens: 1, PromptTokens: 1}}
+		msgs = append(msgs, &reply)
+		tokens = 0 // no usage: the hook counts everything each time
+	}
+}
+
+func deepCopyScript(script []Step) []Step {
+	out := make([]Step, len(script))
+	for i, s := range script {
+		r := *s.Reply
+		if s.Reply.ToolCalls != nil {
+			r.ToolCalls = append([]schema.ToolCall{}, s.Reply.ToolCalls...)
+		}
+		before := make([]*schema.Message, len(s.Before))
+		for j, m := range s.Before {
+			c := *m
+			before[j] = &c
+		}
+		out[i] = Step{Before: before, Reply: &r}
+	}
+	return out
+}
