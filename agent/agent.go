@@ -88,13 +88,16 @@ func (a *Agent) Run(ctx context.Context, messages []*schema.Message) (*Result, e
 // Stream runs the agent like Run, streaming the model's replies chunk by
 // chunk (EventMessageChunk) and the tool results (EventToolResult) as they
 // come, and ending with one EventDone carrying the Result. A failed run ends
-// the stream with its error instead. Closing the reader early cancels the run.
+// the stream with its error instead. The run waits for the reader at each
+// event; closing the reader early cancels the run at its next event.
 func (a *Agent) Stream(ctx context.Context, messages []*schema.Message) (*schema.StreamReader[*Event], error) {
 	if err := a.WarmUp(ctx); err != nil {
 		return nil, wrapRunErr(ctx, err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	sr, sw := schema.Pipe[*Event](16)
+	// Unbuffered: each event is handed over before the run goes on, so a reader
+	// that closed the stream is noticed at the very next event.
+	sr, sw := schema.Pipe[*Event](0)
 	sink := func(ev *Event) error {
 		if closed := sw.Send(ev, nil); closed {
 			cancel()
