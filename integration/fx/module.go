@@ -34,9 +34,14 @@ func Module(cfg *Config) fx.Option {
 // WithSlogEventLogger routes fx's own event log (provides, invokes,
 // lifecycle hooks, errors) through slog, using the container's *slog.Logger
 // when there is one and slog.Default() otherwise. Pass it to fx.New.
+// Routine events are logged at Debug, so that an Info log shows the
+// application's own records (compactions among them), and failures at Error.
 func WithSlogEventLogger() fx.Option {
 	return fx.WithLogger(func(in loggerIn) fxevent.Logger {
-		return &fxevent.SlogLogger{Logger: orDefault(in.Logger)}
+		l := &fxevent.SlogLogger{Logger: orDefault(in.Logger)}
+		l.UseLogLevel(slog.LevelDebug)
+		l.UseErrorLevel(slog.LevelError)
+		return l
 	})
 }
 

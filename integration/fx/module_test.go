@@ -1,8 +1,10 @@
 package compactfx
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -103,8 +105,9 @@ func (e *lcEvents) list() []string {
 
 // lcHook is an application hook contributed through the value group.
 type lcHook struct {
-	ev    *lcEvents
-	block chan struct{} // when non-nil, WarmUp waits on it and ignores ctx
+	ev         *lcEvents
+	block      chan struct{} // when non-nil, WarmUp waits on it and ignores ctx
+	blockClose chan struct{} // when non-nil, Close waits on it and ignores ctx
 }
 
 func (h *lcHook) Run(context.Context, *hooks.State) error { return nil }
@@ -115,7 +118,13 @@ func (h *lcHook) WarmUp(context.Context) error {
 	h.ev.add("app hook warm-up")
 	return nil
 }
-func (h *lcHook) Close(context.Context) error { h.ev.add("app hook close"); return nil }
+func (h *lcHook) Close(context.Context) error {
+	if h.blockClose != nil {
+		<-h.blockClose
+	}
+	h.ev.add("app hook close")
+	return nil
+}
 
 // lcSummarizer wraps the module's summarizer to record its lifecycle while
 // still delegating to it, so the endpoint sees the real warm-up request.
@@ -189,6 +198,39 @@ func TestLifecycleHonoursTheStartDeadline(t *testing.T) {
 	err := app.Start(ctx)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Start = %v, want an error wrapping context.DeadlineExceeded", err)
+	}
+}
+
+func TestLifecycleHonoursTheStopDeadline(t *testing.T) {
+	t.Parallel()
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) })
+	app := fx.New(fx.NopLogger, Module(DefaultConfig()),
+		fx.Provide(AsHook(func() HookEntry {
+			return HookEntry{Point: hooks.AfterRun, Hook: &lcHook{ev: &lcEvents{}, blockClose: block}}
+		})),
+		fx.Invoke(func(*hooks.Registry) {}),
+	)
+	if err := app.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := app.Stop(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Stop = %v, want an error wrapping context.DeadlineExceeded", err)
+	}
+}
+
+func TestSlogEventLoggerUsesTheContainersLogger(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	app := fx.New(fx.Supply(log), WithSlogEventLogger(), Module(DefaultConfig()), fx.Invoke(func(*hooks.Registry) {}))
+	if err := app.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "level=DEBUG msg=provided") || !strings.Contains(buf.String(), "hooks.Registry") {
+		t.Errorf("fx events did not reach the supplied logger at debug level:\n%.500s", buf.String())
 	}
 }
 
