@@ -161,3 +161,33 @@ func TestChainNeverOrphans(t *testing.T) {
 		})
 	}
 }
+
+// TestHookH13SlidingWindow is case H13: FRESH with 800 reported, the default
+// hook (window 1000, at 0.7, to 0.4, FC4) and a default sliding window.
+func TestHookH13SlidingWindow(t *testing.T) {
+	t.Parallel()
+	sw, _ := NewSlidingWindowCompactor(context.Background(), nil)
+	h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: sw, ContextWindow: 1000, TokenCounter: fc4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := fresh()
+	state := &hooks.State{Messages: msgs, ContextTokens: 800, StepCount: 2}
+	d, err := h.Decide(context.Background(), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 800 + FC4(T(c2)) = 845; the messages are 113, so the overhead is 732
+	// and the target max(400-732, 0) = 0.
+	if d.Estimated != 845 || d.Overhead != 732 || d.Target != 0 || !d.Compacted {
+		t.Fatalf("decision %+v", d)
+	}
+	got := state.Messages
+	if len(got) != 5 || got[0] != msgs[0] || got[1] != msgs[1] || got[3] != msgs[4] || got[4] != msgs[5] {
+		t.Fatalf("got %q", Render(got, RenderOptions{}))
+	}
+	swCheckNote(t, got[2], swDefaultNote(2), 2, 4)
+	if want := count(fc4, got[:4]...) + 732; state.ContextTokens != want || want <= 0 || want >= 800 {
+		t.Errorf("context tokens = %d, want %d (below the 800 reported)", state.ContextTokens, want)
+	}
+}
