@@ -76,8 +76,10 @@ func replaceWithSummary(messages []*schema.Message, indices []int, summary *sche
 
 // applySummary swaps the summary in for plan and checks that the result is
 // smaller than before tokens. It returns the new conversation and its size.
-func applySummary(ctx context.Context, messages []*schema.Message, plan Plan, text string, before int, counter TokenCounter) ([]*schema.Message, int, error) {
-	next := replaceWithSummary(messages, plan.Indices, NewSummaryMessage(text, len(plan.Indices)))
+func applySummary(ctx context.Context, messages []*schema.Message, plan Plan, text string, fields map[string]any, before int, counter TokenCounter) ([]*schema.Message, int, error) {
+	sum := schema.UserMessage(summaryOpen + "\n" + text + "\n" + summaryClose)
+	sum.Extra = map[string]any{MetaKey: NewMarker(StrategySummarization, len(plan.Indices), fields)}
+	next := replaceWithSummary(messages, plan.Indices, sum)
 	after, err := counter.Count(ctx, next, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("compaction: counting the summarized conversation: %w", err)

@@ -301,9 +301,24 @@ func (c *SummarizationCompactor) foldSummaries(taker func([][]int) ([]int, error
 // takeGroups takes groups oldest first until the messages left plus one
 // summary of the estimated size fit target; all groups when that never
 // happens. The result is the flat, ascending list of taken indices.
+//
+// Under MaxSummarizerInputTokens a group that would push the selection past
+// the cap is not taken, unless nothing has been taken yet: then it goes alone
+// and the transcript is cut to fit (see fitTranscript).
 func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, target int) ([]int, error) {
 	var sel []int
+	input := 0
 	for _, g := range groups {
+		if c.maxInput > 0 {
+			n, err := rest.groupTokens(g)
+			if err != nil {
+				return nil, err
+			}
+			if len(sel) > 0 && input+n > c.maxInput {
+				break
+			}
+			input += n
+		}
 		sel = append(sel, g...)
 		left, err := rest.without(g)
 		if err != nil {
@@ -339,18 +354,24 @@ func newRemainder(ctx context.Context, messages []*schema.Message, counter Token
 	return r
 }
 
-// without removes group from the remainder and returns the remainder's size.
-func (r *remainder) without(group []int) (int, error) {
-	if r.removed == nil {
-		r.removed = make([]bool, len(r.messages))
-		if r.additive != nil {
-			r.costs = make([]Cost, len(r.messages))
-			for i, m := range r.messages {
-				r.costs[i] = r.additive.MessageCost(m)
-				r.total = r.total.Add(r.costs[i])
-			}
+// init measures every message once, on first use.
+func (r *remainder) init() {
+	if r.removed != nil {
+		return
+	}
+	r.removed = make([]bool, len(r.messages))
+	if r.additive != nil {
+		r.costs = make([]Cost, len(r.messages))
+		for i, m := range r.messages {
+			r.costs[i] = r.additive.MessageCost(m)
+			r.total = r.total.Add(r.costs[i])
 		}
 	}
+}
+
+// without removes group from the remainder and returns the remainder's size.
+func (r *remainder) without(group []int) (int, error) {
+	r.init()
 	for _, i := range group {
 		if r.removed[i] {
 			continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/cloudwego/eino/callbacks"
@@ -14,6 +15,28 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 )
+
+// modelName names a chat model for reports.
+func modelName(m model.BaseChatModel) string {
+	if t, ok := components.GetType(m); ok && t != "" {
+		return t
+	}
+	return fmt.Sprintf("%T", m)
+}
+
+// recordedAttempts reads how many calls a retrying summarizer recorded on its
+// reply under Extra["summarizer_attempts"] (any slice), or 0.
+func recordedAttempts(reply *schema.Message) int {
+	v, ok := reply.Extra["summarizer_attempts"]
+	if !ok || v == nil {
+		return 0
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice {
+		return 0
+	}
+	return rv.Len()
+}
 
 // SummarizationConfig configures a SummarizationCompactor.
 type SummarizationConfig struct {
@@ -41,6 +64,16 @@ type SummarizationConfig struct {
 	// several runs at once, and should return quickly. Rounds also reach the
 	// Report of a CompactionHook that runs the compactor, without OnRound.
 	OnRound func(ctx context.Context, r Round)
+	// Ledger configures the identifier ledger, which appends to each summary,
+	// verbatim, the identifiers it lost. Nil means the defaults (ledger on);
+	// see LedgerConfig.
+	Ledger *LedgerConfig
+	// MaxSummarizerInputTokens caps the transcript one round sends to the
+	// summarizer, as measured by the compaction's counter. A round then takes
+	// fewer groups (never splitting a step), and when a single group is too
+	// big its longest texts are cut in the transcript, head and tail kept, so
+	// compaction can run however full the context is. Default 0: no cap.
+	MaxSummarizerInputTokens int
 }
 
 // Round reports one summarization round.
@@ -61,6 +94,17 @@ type Round struct {
 	Usage *schema.TokenUsage
 	// Err is why the round failed; nil for a successful round.
 	Err error
+	// Model names the summarizer (its Eino component type, else its Go type).
+	Model string
+	// Attempts is how many calls the summarizer made, when it records them
+	// (as summarizer/failover does); 1 otherwise.
+	Attempts int
+	// InputTokens is the counter's size of the transcript sent.
+	InputTokens int
+	// Truncated is how many messages were cut to fit MaxSummarizerInputTokens.
+	Truncated int
+	// Identifiers reports the identifier ledger's work in this round.
+	Identifiers IdentifierStats
 }
 
 // SummarizationCompactor replaces the least useful parts of a conversation
@@ -82,6 +126,9 @@ type SummarizationCompactor struct {
 	raise       bool
 	log         *slog.Logger
 	onRound     func(context.Context, Round)
+	ledger      ledger
+	maxInput    int
+	model       string
 }
 
 var (
@@ -120,6 +167,16 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		}
 		c.approx = *cfg.ApproximateSummaryTokens
 	}
+	if cfg.MaxSummarizerInputTokens < 0 {
+		return nil, fmt.Errorf("compaction: SummarizationConfig.MaxSummarizerInputTokens must be at least 0, got %d", cfg.MaxSummarizerInputTokens)
+	}
+	c.maxInput = cfg.MaxSummarizerInputTokens
+	l, err := newLedger(cfg.Ledger)
+	if err != nil {
+		return nil, err
+	}
+	c.ledger = l
+	c.model = modelName(cfg.ChatModel)
 	if c.instruction == "" {
 		c.instruction = DefaultSummaryInstruction
 	}
@@ -187,7 +244,7 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 // round asks the chat model for one summary and swaps it in, reporting the
 // round to the CompactionHook's Report (ReportRound) and to OnRound.
 func (c *SummarizationCompactor) round(ctx context.Context, messages []*schema.Message, plan Plan, before int, counter TokenCounter) ([]*schema.Message, int, error) {
-	rep := Round{Tier: plan.Tier, Indices: plan.Indices, TokensBefore: before}
+	rep := Round{Tier: plan.Tier, Indices: plan.Indices, TokensBefore: before, Model: c.model, Attempts: 1}
 	next, after, err := c.summarize(ctx, messages, plan, before, counter, &rep)
 	rep.TokensAfter, rep.Err = after, err
 	ReportRound(ctx, rep)
@@ -198,12 +255,23 @@ func (c *SummarizationCompactor) round(ctx context.Context, messages []*schema.M
 }
 
 func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*schema.Message, plan Plan, before int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
+	entries := c.ledger.collect(messages, plan.Indices)
+	shown, truncated, inputTokens, err := c.fitTranscript(ctx, messages, plan.Indices, counter)
+	if err != nil {
+		return nil, 0, err
+	}
+	rep.Truncated, rep.InputTokens = truncated, inputTokens
 	start := time.Now()
-	reply, err := c.generate(ctx, summaryPrompt(c.instruction, messages, plan.Indices))
+	reply, err := c.generate(ctx, summaryPrompt(c.instruction, shown, plan.Indices))
 	rep.Latency = time.Since(start)
-	if reply != nil && reply.ResponseMeta != nil && reply.ResponseMeta.Usage != nil {
-		u := *reply.ResponseMeta.Usage
-		rep.Usage = &u
+	if reply != nil {
+		if reply.ResponseMeta != nil && reply.ResponseMeta.Usage != nil {
+			u := *reply.ResponseMeta.Usage
+			rep.Usage = &u
+		}
+		if n := recordedAttempts(reply); n > 0 {
+			rep.Attempts = n
+		}
 	}
 	if err != nil {
 		return nil, 0, err
@@ -212,7 +280,20 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*sche
 	if err != nil {
 		return nil, 0, err
 	}
-	return applySummary(ctx, messages, plan, text, before, counter)
+	repaired, stats, fields, err := c.ledger.repair(ctx, text, entries, counter)
+	if err != nil {
+		return nil, 0, err
+	}
+	rep.Identifiers = stats
+	next, after, err := applySummary(ctx, messages, plan, repaired, fields, before, counter)
+	if errors.Is(err, ErrSummaryNotSmaller) && stats.Appended > 0 {
+		// The verbatim block tipped the summary over; a smaller summary
+		// without it still beats no summary.
+		rep.Identifiers.Dropped += stats.Appended
+		rep.Identifiers.Appended = 0
+		next, after, err = applySummary(ctx, messages, plan, text, fields, before, counter)
+	}
+	return next, after, err
 }
 
 // generate calls the chat model under a callback context of its own, so the

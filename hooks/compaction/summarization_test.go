@@ -101,7 +101,9 @@ type scConfig struct {
 func scInt(n int) *int { return &n }
 
 // scNew builds a compactor whose log goes to the returned buffer and whose
-// rounds are collected in the returned slice.
+// rounds are collected in the returned slice. The identifier ledger is off:
+// these are the reference's cases, and the reference has no ledger (its
+// effect is tested in ledger_test.go and summarization_ledger_test.go).
 func scNew(t testing.TB, m model.BaseChatModel, cfg scConfig) (*SummarizationCompactor, *bytes.Buffer, *[]Round) {
 	t.Helper()
 	var buf bytes.Buffer
@@ -111,6 +113,7 @@ func scNew(t testing.TB, m model.BaseChatModel, cfg scConfig) (*SummarizationCom
 		SummaryInstruction: cfg.instruction, RaiseOnFailure: cfg.raise,
 		Logger:  slog.New(slog.NewTextHandler(&buf, nil)),
 		OnRound: func(_ context.Context, r Round) { rounds = append(rounds, r) },
+		Ledger:  &LedgerConfig{Disabled: true},
 	})
 	if err != nil {
 		t.Fatal(err)
