@@ -130,6 +130,18 @@ func reportHooks() []compactfx.HookEntry {
 		return nil
 	})
 	return []compactfx.HookEntry{
+		{Point: hooks.BeforeLLM, Order: compactfx.OrderCompaction - 1, Name: "report.pre", Hook: hooks.Func(func(ctx context.Context, st *hooks.State) error {
+			if r := reporterFrom(ctx); r != nil {
+				r.beforeCompaction(st.Messages)
+			}
+			return nil
+		})},
+		{Point: hooks.BeforeLLM, Order: compactfx.OrderCompaction + 1, Name: "report.post", Hook: hooks.Func(func(ctx context.Context, st *hooks.State) error {
+			if r := reporterFrom(ctx); r != nil {
+				r.afterCompaction(st.Messages)
+			}
+			return nil
+		})},
 		{Point: hooks.BeforeRun, Name: "report.start", Hook: hooks.Func(func(ctx context.Context, st *hooks.State) error {
 			if r := reporterFrom(ctx); r != nil {
 				r.start(st.Messages)

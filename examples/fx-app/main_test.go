@@ -252,3 +252,47 @@ func TestOnlineRunOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// Every strategy the config offers runs the demo to its answer, and each
+// compaction is reported with what it did.
+func TestDemoUnderEveryStrategy(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		strategy string
+		what     string // expected in every compaction's description
+	}{
+		{"summarize", "current_task_"},
+		{"slide", compaction.StrategySlidingWindow},
+		{"prune", compaction.StrategyToolResultPruning},
+		{"pipeline", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.strategy, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "c.yaml")
+			if err := os.WriteFile(path, []byte("compaction:\n  strategy: "+tt.strategy+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := loadConfig(path, noEnv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r *runner
+			app := fxtest.New(t, appOptions(cfg, output{w: io.Discard}, quietLog()), fx.Populate(&r))
+			app.RequireStart()
+			res, rep, err := r.run(context.Background())
+			app.RequireStop()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitReason != "text" || len(rep.compactions) < 2 {
+				t.Fatalf("exit %q after %d compactions; want an answer and at least 2", res.ExitReason, len(rep.compactions))
+			}
+			for i, c := range rep.compactions {
+				if c.replaced < 1 || c.tokAfter >= c.tokBefore || !strings.Contains(c.tiers, tt.what) {
+					t.Errorf("compaction %d: %q, %d replaced, tokens %d -> %d", i+1, c.tiers, c.replaced, c.tokBefore, c.tokAfter)
+				}
+			}
+		})
+	}
+}

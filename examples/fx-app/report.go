@@ -25,10 +25,12 @@ type reporter struct {
 	quiet   bool
 	counter compaction.TokenCounter
 
-	mu          sync.Mutex
-	shadow      []*schema.Message // the conversation as it would be without compaction
-	steps       []stepStat
-	compactions []compactionStat
+	mu            sync.Mutex
+	shadow        []*schema.Message // the conversation as it would be without compaction
+	steps         []stepStat
+	compactions   []compactionStat
+	preCompaction []*schema.Message  // the conversation before the compaction hook ran
+	pending       *compaction.Report // the report of the compaction that just ran
 }
 
 type stepStat struct {
@@ -45,7 +47,7 @@ type compactionStat struct {
 	tokBefore, tokAfter, tgt int
 	latency                  time.Duration
 	rounds                   int
-	err                      error
+	sumPrompt, sumCompletion int // the summarizer's reported usage
 }
 
 type reporterKey struct{}
@@ -107,36 +109,78 @@ func (r *reporter) toolsRan(st *hooks.State) {
 	r.shadow = append(r.shadow, st.Messages[i+1:]...)
 }
 
-// ObserveCompaction implements compaction.Observer.
+// beforeCompaction remembers the conversation the compaction hook is about
+// to see, so afterCompaction can tell which messages it replaced.
+func (r *reporter) beforeCompaction(msgs []*schema.Message) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Hooks replace the slice rather than edit it, so keeping the slice is
+	// a faithful snapshot.
+	r.preCompaction, r.pending = msgs, nil
+}
+
+// ObserveCompaction implements compaction.Observer: it keeps the report for
+// afterCompaction, which also sees the messages.
 func (r *reporter) ObserveCompaction(_ context.Context, rep compaction.Report) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c := compactionStat{beforeStep: len(r.steps) + 1, msgsBefore: rep.MessagesBefore, msgsAfter: rep.MessagesAfter,
-		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, err: rep.Err, rounds: len(rep.Rounds)}
-	var tiers []string
-	for _, rd := range rep.Rounds {
-		c.latency += rd.Latency
-		if rd.Err == nil {
-			tiers = append(tiers, rd.Tier)
-			c.replaced += len(rd.Indices)
-		}
+	r.pending = &rep
+}
+
+// afterCompaction prints and records the compaction that just ran, if any.
+// "Replaced" counts the messages of the conversation before that are gone
+// from it after, whatever the strategy: summarized, dropped or pruned.
+func (r *reporter) afterCompaction(msgs []*schema.Message) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rep, before := r.pending, r.preCompaction
+	r.pending, r.preCompaction = nil, nil
+	if rep == nil {
+		return
 	}
-	if len(rep.Rounds) == 0 {
-		// Compactors without a summarizer report no rounds.
-		tiers = append(tiers, "-")
-		c.replaced = rep.MessagesBefore - rep.MessagesAfter
-	}
-	c.tiers = strings.Join(tiers, " + ")
+	step := len(r.steps) + 1
 	if !rep.Compacted {
 		if rep.Err != nil {
-			r.printf("  ! compaction before step %d failed: %v\n", c.beforeStep, rep.Err)
+			r.printf("  ! compaction before step %d failed: %v\n", step, rep.Err)
 		} else {
-			r.printf("  - compaction before step %d: triggered at ~%d tokens, nothing left to compact\n", c.beforeStep, rep.Estimated)
+			r.printf("  - compaction before step %d: triggered at ~%d tokens, nothing left to compact\n", step, rep.Estimated)
 		}
 		return
 	}
+	c := compactionStat{beforeStep: step, msgsBefore: rep.MessagesBefore, msgsAfter: rep.MessagesAfter,
+		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, rounds: len(rep.Rounds)}
+	after := make(map[*schema.Message]bool, len(msgs))
+	for _, m := range msgs {
+		after[m] = true
+	}
+	old := make(map[*schema.Message]bool, len(before))
+	for _, m := range before {
+		old[m] = true
+		if !after[m] {
+			c.replaced++
+		}
+	}
+	var tiers []string
+	for _, m := range msgs {
+		if mk, ok := compaction.MarkerOf(m); ok && !old[m] && mk.Strategy != compaction.StrategySummarization && !slices.Contains(tiers, mk.Strategy) {
+			tiers = append(tiers, mk.Strategy)
+		}
+	}
+	for _, rd := range rep.Rounds {
+		c.latency += rd.Latency
+		if rd.Usage != nil {
+			c.sumPrompt += rd.Usage.PromptTokens
+			c.sumCompletion += rd.Usage.CompletionTokens
+		}
+		if rd.Err != nil {
+			tiers = append(tiers, rd.Tier+" (failed)")
+			continue
+		}
+		tiers = append(tiers, rd.Tier)
+	}
+	c.tiers = strings.Join(tiers, " + ")
 	r.compactions = append(r.compactions, c)
-	r.printf("  ↳ compaction #%d before step %d: tier %s, %d messages replaced (%d → %d), tokens %d → %d (target %d), summarizer %s\n",
+	r.printf("  ↳ compaction #%d before step %d: %s; %d messages replaced (%d → %d), tokens %d → %d (target %d), summarizer %s\n",
 		len(r.compactions), c.beforeStep, c.tiers, c.replaced, c.msgsBefore, c.msgsAfter, c.tokBefore, c.tokAfter, c.tgt, ms(c.latency))
 }
 
@@ -153,12 +197,14 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 		peakEst = max(peakEst, s.est)
 		peakProvider = max(peakProvider, s.provider)
 	}
-	var replaced, rounds int
+	var replaced, rounds, sumPrompt, sumCompletion int
 	var latency time.Duration
 	for _, c := range r.compactions {
 		replaced += c.replaced
 		rounds += c.rounds
 		latency += c.latency
+		sumPrompt += c.sumPrompt
+		sumCompletion += c.sumCompletion
 	}
 	last := stepStat{}
 	if len(r.steps) > 0 {
@@ -169,8 +215,12 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 	row("model", "%s", res.model)
 	row("steps", "%d model calls, %d tool calls (%s), exit %s", len(r.steps), sumCalls(res.toolCalls), callList(res.toolCalls), res.exit)
 	row("context window", "%d tokens: compact at %.0f, down to %d", res.window, res.trigger, res.target)
-	row("compactions", "%d (%d summarizer rounds, %d messages replaced)", len(r.compactions), rounds, replaced)
-	row("summarizer", "%s, %s in total", res.summarizer, ms(latency))
+	row("compactions", "%d, replacing %d messages", len(r.compactions), replaced)
+	if rounds == 0 {
+		row("summarizer", "%s: not called", res.summarizer)
+	} else {
+		row("summarizer", "%s: %d calls, %s, %d prompt + %d completion tokens", res.summarizer, rounds, ms(latency), sumPrompt, sumCompletion)
+	}
 	row("peak prompt", "~%d est / %d provider", peakEst, peakProvider)
 	row("final prompt", "~%d est / %d provider; ~%d without compaction", last.est, last.provider, last.shadow)
 	row("prompt tokens, all", "~%d est with compaction vs ~%d without (%s saved); provider: %d prompt + %d completion",
@@ -179,7 +229,7 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 	if len(r.compactions) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n  %2s  %-7s  %8s  %-8s  %-12s  %6s  %10s  %s\n", "#", "before", "replaced", "messages", "tokens", "target", "summarizer", "tiers (one per round)")
+	fmt.Fprintf(w, "\n  %2s  %-7s  %8s  %-8s  %-12s  %6s  %10s  %s\n", "#", "before", "replaced", "messages", "tokens", "target", "summarizer", "what (tier of each summarizer round, or strategy)")
 	for i, c := range r.compactions {
 		fmt.Fprintf(w, "  %2d  %-7s  %8d  %-8s  %-12s  %6d  %10s  %s\n", i+1, fmt.Sprintf("step %d", c.beforeStep), c.replaced,
 			fmt.Sprintf("%d → %d", c.msgsBefore, c.msgsAfter), fmt.Sprintf("%d → %d", c.tokBefore, c.tokAfter), c.tgt, ms(c.latency), c.tiers)
