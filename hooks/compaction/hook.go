@@ -67,7 +67,9 @@ var (
 )
 
 // NewCompactionHook validates cfg, applies its defaults and returns the hook.
-// Errors name the offending field and its value.
+// Errors name the offending field and its value. A target
+// (ContextWindow*CompactTo) at or below the floor of a compactor that
+// implements SizeFloor is rejected too, since every call would compact again.
 func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("compaction: nil HookConfig")
@@ -87,6 +89,9 @@ func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, err
 	}
 	if !(0 < to && to < at && at <= 1) || math.IsNaN(at) || math.IsNaN(to) {
 		return nil, fmt.Errorf("compaction: HookConfig needs 0 < CompactTo < CompactAt <= 1, got CompactAt=%v CompactTo=%v", at, to)
+	}
+	if err := checkFloor(cfg.Compactor, cfg.ContextWindow, to); err != nil {
+		return nil, err
 	}
 	counter := cfg.TokenCounter
 	if counter == nil {
@@ -162,6 +167,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 			"message_tokens", msgTokens, "estimated_tokens", est)
 	}
 	r.Target = max(base-r.Overhead, 0)
+	h.warnFixedPart(ctx, messages, state.Tools, base)
 	h.log.InfoContext(ctx, "compaction triggered", "step", state.StepCount, "estimated_tokens", est,
 		"trigger_tokens", trigger, "target_tokens", r.Target, "overhead_tokens", r.Overhead, "messages", len(messages))
 

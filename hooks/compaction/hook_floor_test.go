@@ -1,0 +1,125 @@
+package compaction
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+type flFixedFloor int
+
+func (f flFixedFloor) Compact(context.Context, []*schema.Message, int, TokenCounter) ([]*schema.Message, error) {
+	return nil, nil
+}
+func (f flFixedFloor) MinimumTokens() int { return int(f) }
+
+// TestHookRejectsTargetBelowCompactorFloor: a target ContextWindow*CompactTo
+// that cannot clear the compactor's floor would make every call compact
+// again, so construction fails and says which settings clash.
+func TestHookRejectsTargetBelowCompactorFloor(t *testing.T) {
+	t.Parallel()
+	summarizer := func(approx *int) Compactor {
+		c, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: &fzSummarizer{}, ApproximateSummaryTokens: approx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	pruning, err := NewToolResultPruningCompactor(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPipe := func(stages ...Compactor) Compactor {
+		p, err := NewPipeline(stages...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name    string
+		c       Compactor
+		window  int
+		to      float64
+		wantErr string // "" accepts
+	}{
+		// 2000*0.4 = 800 tokens of target.
+		{"summary as big as the target", summarizer(new(800)), 2000, 0.4, "2000*0.4 = 800 tokens is not above the 800-token floor"},
+		{"summary just under the target", summarizer(new(799)), 2000, 0.4, ""},
+		{"default 1024-token summary in a 2000-token window", summarizer(nil), 2000, 0, "ApproximateSummaryTokens"},
+		{"default summary, 4096 window", summarizer(nil), 4096, 0, ""},
+		{"CompactTo names the clash", summarizer(new(100)), 1000, 0.1, "ContextWindow*CompactTo = 1000*0.1 = 100 tokens"},
+		{"pipeline of summarizers takes the lowest floor", mustPipe(summarizer(new(900)), summarizer(new(700))), 2000, 0.4, ""},
+		{"pipeline whose floors all clash", mustPipe(summarizer(new(900)), summarizer(new(800))), 2000, 0.4, "800-token floor"},
+		{"a stage without a floor may reach the target alone", mustPipe(pruning, summarizer(new(5000))), 2000, 0.4, ""},
+		{"custom compactor floor", flFixedFloor(50), 100, 0.5, "50-token floor of compaction.flFixedFloor"},
+		{"zero floor", flFixedFloor(0), 10, 0.1, ""},
+		{"no floor interface", &hookRecorder{}, 10, 0.1, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: tc.c, ContextWindow: tc.window, CompactTo: tc.to})
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("rejected a workable configuration: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want it to contain %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestHookWarnsWhenFixedPartExceedsTarget: the leading system block and the
+// tool schemas are never compacted; when they alone reach the target, the
+// hook says so (and still tries the compactor).
+func TestHookWarnsWhenFixedPartExceedsTarget(t *testing.T) {
+	t.Parallel()
+	tools := []*schema.ToolInfo{{Name: "search", Desc: rep("finds things ", 20)}}
+	tests := []struct {
+		name  string
+		msgs  []*schema.Message
+		tools []*schema.ToolInfo
+		warn  bool
+	}{
+		// Window 1000 under FC1: trigger 700, target 400.
+		{"long system prompt", []*schema.Message{sys(rep("rule ", 90)), user("task"), asst(rep("a", 300))}, nil, true},
+		{"system prompt plus tools", []*schema.Message{sys(rep("rule ", 40)), user("task"), asst(rep("a", 500))}, tools, true},
+		{"small fixed part", []*schema.Message{sys("rules"), user("task"), asst(rep("a", 800))}, nil, false},
+		{"marked system message is not fixed", []*schema.Message{sys("rules"), func() *schema.Message {
+			m := sys(rep("old note ", 60))
+			m.Extra = map[string]any{MetaKey: map[string]any{"strategy": "custom"}}
+			return m
+		}(), user("task"), asst(rep("a", 300))}, nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var logs bytes.Buffer
+			rec := &hookRecorder{}
+			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: rec, ContextWindow: 1000, TokenCounter: fc1,
+				Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := h.Run(context.Background(), &hooks.State{Messages: tc.msgs, Tools: tc.tools}); err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.calls) != 1 {
+				t.Fatalf("the compactor was called %d times, want 1 (the test must trigger)", len(rec.calls))
+			}
+			if got := strings.Contains(logs.String(), "alone reach the compaction target"); got != tc.warn {
+				t.Errorf("warned = %v, want %v:\n%s", got, tc.warn, logs.String())
+			}
+		})
+	}
+}
