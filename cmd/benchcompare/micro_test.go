@@ -64,3 +64,15 @@ func TestMedianEven(t *testing.T) {
 		t.Errorf("median = %v, want 2.5", got)
 	}
 }
+
+func TestMicroReportSaysWhatWasNotMeasured(t *testing.T) {
+	t.Parallel()
+	runs, err := parseMicro(strings.NewReader("BenchmarkPlan/n=100-2 \t 100\t 1000 ns/op\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := microReport(runs)
+	if strings.Count(report, "not measured in this run") != 3 {
+		t.Errorf("want three unmeasured targets:\n%s", report)
+	}
+}
