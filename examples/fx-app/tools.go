@@ -91,7 +91,7 @@ func listFiles(ws fs.FS, dir string) string {
 	if err != nil {
 		return fmt.Sprintf("error: cannot list %q: %v", dir, err)
 	}
-	fmt.Fprintf(&b, "%d files", n)
+	fmt.Fprintf(&b, "files: %d", n)
 	return b.String()
 }
 
@@ -161,7 +161,7 @@ func search(ws fs.FS, a searchArgs) string {
 	case n > maxSearchMatches:
 		fmt.Fprintf(&b, "[more than %d matches; narrow the pattern or the dir]", maxSearchMatches)
 	default:
-		fmt.Fprintf(&b, "%d matches", n)
+		fmt.Fprintf(&b, "matches: %d", n)
 	}
 	return b.String()
 }
