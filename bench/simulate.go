@@ -56,6 +56,8 @@ type Compaction struct {
 	// leading system prompt excepted.
 	Retained      int
 	Before, After int // prompt tokens before and after
+	// Tiers are the planner tiers of the rounds, in order (einocompact only).
+	Tiers []string
 }
 
 // SimResult is what one strategy did over one trajectory.
@@ -142,6 +144,9 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 				return nil, err
 			}
 			c.Before, c.After = before, prompt
+			if t, ok := strat.(tierReporter); ok {
+				c.Tiers = t.lastTiers()
+			}
 			res.Compactions = append(res.Compactions, c)
 		}
 		res.Steps = append(res.Steps, StepRecord{Step: i, Before: before, Prompt: prompt})
@@ -240,17 +245,34 @@ func sameEstimate(counter compaction.TokenCounter) einosum.TokenCounterFunc {
 	}
 }
 
+// tierReporter is a strategy that can tell which planner tiers its last
+// compaction used.
+type tierReporter interface{ lastTiers() []string }
+
+// hookStrategy drives a CompactionHook. It belongs to one simulated run, so
+// it may remember the last report.
 type hookStrategy struct {
 	hook  *compaction.CompactionHook
 	tools []*schema.ToolInfo
+	last  compaction.Report
 }
 
 func (s *hookStrategy) beforeModel(ctx context.Context, msgs []*schema.Message, contextTokens, step int) ([]*schema.Message, error) {
 	state := &hooks.State{Messages: msgs, Tools: s.tools, ContextTokens: contextTokens, StepCount: step}
-	if _, err := s.hook.Decide(ctx, state); err != nil {
+	r, err := s.hook.Decide(ctx, state)
+	if err != nil {
 		return nil, err
 	}
+	s.last = r
 	return state.Messages, nil
+}
+
+func (s *hookStrategy) lastTiers() []string {
+	out := make([]string, len(s.last.Rounds))
+	for i, r := range s.last.Rounds {
+		out[i] = r.Tier
+	}
+	return out
 }
 
 type einoStrategy struct {
