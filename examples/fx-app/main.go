@@ -49,8 +49,8 @@ Flags:
 `
 
 type flags struct {
-	config, transcriptOut, logLevel string
-	quiet                           bool
+	config, transcriptOut, record, logLevel string
+	quiet                                   bool
 }
 
 // parseFlags parses args; --help prints the usage to stdout and returns
@@ -61,6 +61,7 @@ func parseFlags(args []string, stdout io.Writer) (flags, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.config, "config", "", "YAML config `file` applied over the embedded defaults")
 	fs.StringVar(&f.transcriptOut, "transcript-out", "", "write the final (compacted) conversation as JSON to `file`")
+	fs.StringVar(&f.record, "record", "", "with a live model, write the run's model replies as a trajectory `file` that demo.trajectory can replay offline")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary table")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "slog `level` on stderr: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -121,6 +122,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 		fmt.Fprintln(stderr, "fx-app:", err)
 		return 1
 	}
+	if f.record != "" && !cfg.online() {
+		fmt.Fprintln(stderr, "fx-app: --record needs a live model (set OPENAI_BASE_URL); offline runs replay a recording already")
+		return 2
+	}
 	var r *runner
 	app := fx.New(appOptions(cfg, output{w: stdout, quiet: f.quiet}, log), fx.Populate(&r))
 	if err := app.Err(); err != nil {
@@ -133,7 +138,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 		fmt.Fprintln(stderr, "fx-app: start:", err)
 		return 1
 	}
-	res, _, runErr := r.run(ctx)
+	res, rep, runErr := r.run(ctx)
 	stopCtx, cancelStop := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancelStop()
 	stopErr := app.Stop(stopCtx)
@@ -144,6 +149,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 	if stopErr != nil {
 		fmt.Fprintln(stderr, "fx-app: stop:", stopErr)
 		return 1
+	}
+	if f.record != "" {
+		task, _ := r.task()
+		t, err := rep.recordTrajectory(task, cfg.Model.Model)
+		if err == nil {
+			err = writeTrajectory(f.record, t)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "fx-app: --record:", err)
+			return 1
+		}
+		if !f.quiet {
+			fmt.Fprintf(stdout, "\nrecorded %d steps to %s; replay them with demo.trajectory: %s\n", len(t.Steps), f.record, f.record)
+		}
 	}
 	if f.transcriptOut != "" {
 		data, err := json.MarshalIndent(res.Messages, "", "  ")

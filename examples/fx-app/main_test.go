@@ -196,27 +196,7 @@ func TestOnlineRunOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var script []*openaitest.Reply
-	for _, s := range traj.Steps {
-		if len(s.ToolCalls) == 0 {
-			script = append(script, openaitest.Text(s.Content))
-			continue
-		}
-		var calls []openaitest.ToolCall
-		for _, c := range s.ToolCalls {
-			calls = append(calls, openaitest.Fn(c.ID, c.Name, string(c.Arguments)))
-		}
-		r := openaitest.Call(calls...)
-		r.Content = s.Content
-		script = append(script, r)
-	}
-	agentReplies := openaitest.Script(script...)
-	srv := openaitest.Start(t, openaitest.WithPromptUsage(func(req *openaitest.Request) (*openaitest.Reply, error) {
-		if req.Model == "summarizer-model" {
-			return openaitest.Text("## Objective\n- INC-2291\n## Decisions and constraints\n(none)\n## Work completed\n- read files\n## Identifiers\n(none)\n## Unresolved\n(none)"), nil
-		}
-		return agentReplies(req)
-	}))
+	srv := fakeEndpoint(t, traj)
 	env := map[string]string{"OPENAI_BASE_URL": srv.BaseURL(), "OPENAI_MODEL": "agent-model", "SUMMARIZER_MODEL": "summarizer-model"}
 	cfg, err := loadConfig("", func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	if err != nil {
@@ -294,5 +274,81 @@ func TestDemoUnderEveryStrategy(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// fakeEndpoint serves the recorded replies of traj to the model
+// "agent-model" and a short fixed summary to "summarizer-model", with usage
+// measured on each request.
+func fakeEndpoint(t *testing.T, traj *trajectory) *openaitest.Server {
+	t.Helper()
+	var script []*openaitest.Reply
+	for _, s := range traj.Steps {
+		if len(s.ToolCalls) == 0 {
+			script = append(script, openaitest.Text(s.Content))
+			continue
+		}
+		var calls []openaitest.ToolCall
+		for _, c := range s.ToolCalls {
+			calls = append(calls, openaitest.Fn(c.ID, c.Name, string(c.Arguments)))
+		}
+		r := openaitest.Call(calls...)
+		r.Content = s.Content
+		script = append(script, r)
+	}
+	agentReplies := openaitest.Script(script...)
+	return openaitest.Start(t, openaitest.WithPromptUsage(func(req *openaitest.Request) (*openaitest.Reply, error) {
+		if req.Model == "summarizer-model" {
+			return openaitest.Text("## Objective\n- INC-2291\n## Decisions and constraints\n(none)\n## Work completed\n- read files\n## Identifiers\n(none)\n## Unresolved\n(none)"), nil
+		}
+		return agentReplies(req)
+	}))
+}
+
+// A live run recorded with --record replays offline to the same answer.
+func TestRecordThenReplay(t *testing.T) {
+	t.Parallel()
+	traj, err := parseTrajectory(bundledTrajectory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakeEndpoint(t, traj)
+	online := map[string]string{"OPENAI_BASE_URL": srv.BaseURL(), "OPENAI_MODEL": "agent-model", "SUMMARIZER_MODEL": "summarizer-model"}
+	dir := t.TempDir()
+	recorded := filepath.Join(dir, "rec.json")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--quiet", "--record", recorded}, &stdout, &stderr,
+		func(k string) (string, bool) { v, ok := online[k]; return v, ok }); code != 0 {
+		t.Fatalf("online run: exit %d\n%s", code, stderr.String())
+	}
+	data, err := os.ReadFile(recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := parseTrajectory(data)
+	if err != nil {
+		t.Fatalf("the recording does not parse: %v", err)
+	}
+	if rec.Model != "agent-model" || len(rec.Steps) != len(traj.Steps) || rec.Task != traj.Task {
+		t.Fatalf("recorded model %q, %d steps, task %.40q; want agent-model, %d steps, the bundled task", rec.Model, len(rec.Steps), rec.Task, len(traj.Steps))
+	}
+	for i := range rec.Steps {
+		if rec.Steps[i].Content != traj.Steps[i].Content || len(rec.Steps[i].ToolCalls) != len(traj.Steps[i].ToolCalls) {
+			t.Fatalf("recorded step %d differs from what the model said", i+1)
+		}
+	}
+	cfgPath := filepath.Join(dir, "replay.yaml")
+	if err := os.WriteFile(cfgPath, []byte("demo:\n  trajectory: "+recorded+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if code := run(context.Background(), []string{"--config", cfgPath}, &stdout, &stderr, noEnv); code != 0 {
+		t.Fatalf("replay: exit %d\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "recorded agent-model run (16 steps)") || !strings.Contains(stdout.String(), "exit text") {
+		t.Errorf("the replay did not run the recording to its answer:\n%.600s", stdout.String())
+	}
+	if code := run(context.Background(), []string{"--record", recorded}, &stdout, &stderr, noEnv); code != 2 {
+		t.Errorf("--record offline: exit %d, want 2", code)
 	}
 }
