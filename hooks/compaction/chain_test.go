@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,11 +14,13 @@ import (
 	"github.com/einocompact/einocompact/hooks"
 )
 
+var chQuiet = slog.New(slog.DiscardHandler)
+
 // chHook builds a CompactionHook of case H16: FC1, window 2000, at 0.5, to 0.1.
 func chHook(t *testing.T, c Compactor) *CompactionHook {
 	t.Helper()
 	h, err := NewCompactionHook(context.Background(), &HookConfig{
-		Compactor: c, ContextWindow: 2000, CompactAt: 0.5, CompactTo: 0.1, TokenCounter: fc1,
+		Compactor: c, ContextWindow: 2000, CompactAt: 0.5, CompactTo: 0.1, TokenCounter: fc1, Logger: chQuiet,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +125,7 @@ func TestChainNeverOrphans(t *testing.T) {
 			t.Parallel()
 			reg := hooks.NewRegistry()
 			for _, c := range stages {
-				h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: c, ContextWindow: 3000, TokenCounter: fc4})
+				h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: c, ContextWindow: 3000, TokenCounter: fc4, Logger: chQuiet})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -167,7 +170,7 @@ func TestChainNeverOrphans(t *testing.T) {
 func TestHookH13SlidingWindow(t *testing.T) {
 	t.Parallel()
 	sw, _ := NewSlidingWindowCompactor(context.Background(), nil)
-	h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: sw, ContextWindow: 1000, TokenCounter: fc4})
+	h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: sw, ContextWindow: 1000, TokenCounter: fc4, Logger: chQuiet})
 	if err != nil {
 		t.Fatal(err)
 	}

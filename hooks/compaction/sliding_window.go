@@ -78,10 +78,11 @@ func (c *SlidingWindowCompactor) MinKeepSteps() int { return c.minKeep }
 func (c *SlidingWindowCompactor) OmissionNote() string { return c.note }
 
 // Compact implements Compactor. It returns (nil, nil) when the conversation
-// already fits, when nothing may be removed, or when the only removable
-// messages are its own earlier notes (replacing one note with another frees
-// nothing). The budget is spent newest first: the current task's steps
-// before any history, each group counted on its own.
+// already fits, when nothing may be removed, when the only removable messages
+// are its own earlier notes (replacing one note with another frees nothing),
+// or when the note would be larger than what it replaces. The budget is spent
+// newest first: the current task's steps before any history, each group
+// counted on its own.
 func (c *SlidingWindowCompactor) Compact(ctx context.Context, messages []*schema.Message, targetTokens int, counter TokenCounter) ([]*schema.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("compaction: sliding window: %w", err)
@@ -207,7 +208,17 @@ func (c *SlidingWindowCompactor) Compact(ctx context.Context, messages []*schema
 	out := make([]*schema.Message, 0, len(kept)+1)
 	out = append(out, kept[:at]...)
 	out = append(out, note)
-	return append(out, kept[at:]...), nil
+	out = append(out, kept[at:]...)
+	// A note longer than the little it replaces would grow the conversation
+	// and make the hook trigger again at once: that is no compaction.
+	after, err := counter.Count(ctx, out, nil)
+	if err != nil {
+		return nil, fmt.Errorf("compaction: sliding window: counting: %w", err)
+	}
+	if after >= total {
+		return nil, nil
+	}
+	return out, nil
 }
 
 // swLayout is the shape of a conversation as the sliding window sees it.

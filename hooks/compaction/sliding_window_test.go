@@ -138,18 +138,23 @@ func TestSlidingWindowReferenceCases(t *testing.T) {
 		{name: "MinKeepSteps 20 keeps both steps", msgs: fresh(), cfg: &SlidingWindowConfig{MinKeepSteps: swIntp(20), OmissionNote: noNote}, target: 1},
 		{
 			name:   "summary in the task region is dropped, note goes before the task",
-			msgs:   []*schema.Message{sys("rules"), user("task"), summary("summary", 3), call("c1"), result("c1", "r")},
+			msgs:   []*schema.Message{sys("rules"), user("task"), summary(rep("summary ", 40), 3), call("c1"), result("c1", "r")},
 			target: 1, want: []int{0, swNote, 1, 3, 4}, removed: 1,
 		},
 		{
 			name: "result separated from its kept call by a system message is kept with it",
-			msgs: []*schema.Message{sys("rules"), user("task"), call("c1"), sys("interjection"), result("c1", "r1"), asst("done")},
+			msgs: []*schema.Message{sys("rules"), user("task"), call("c1"), sys(rep("interjection ", 20)), result("c1", "r1"), asst("done")},
 			cfg:  &SlidingWindowConfig{MinKeepSteps: swIntp(2)}, target: 1,
 			want: []int{0, swNote, 1, 2, 4, 5}, removed: 1,
 		},
 		{
 			name: "orphan result in a kept turn is dropped",
-			msgs: orphan, target: count(fc4, orphan...) - 1, want: []int{0, swNote, 1, 3, 4, 5}, removed: 1,
+			msgs: orphan, cfg: &SlidingWindowConfig{OmissionNote: noNote}, target: count(fc4, orphan...) - 1,
+			want: []int{0, 1, 3, 4, 5},
+		},
+		{
+			name: "a note larger than what it replaces is no compaction",
+			msgs: []*schema.Message{sys("rules"), user("task"), asst("a"), asst("b")}, target: 1,
 		},
 	}
 	for _, tt := range tests {
