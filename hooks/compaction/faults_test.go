@@ -44,6 +44,12 @@ func (m *ftModel) Generate(ctx context.Context, _ []*schema.Message, _ ...model.
 	return m.script[i](ctx, m.cancel)
 }
 
+func (m *ftModel) callCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls
+}
+
 func (m *ftModel) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
 	return nil, errors.New("ftModel does not stream")
 }
