@@ -25,6 +25,10 @@ The summarizer is an OpenAI-compatible endpoint when SUMMARIZER_BASE_URL or
 OPENAI_BASE_URL (with the matching _API_KEY and _MODEL) is set, as for the
 application; otherwise, or with --offline, the offline extractive summarizer.
 
+The OpenAI format has no place for compaction markers: a summary written back
+as OpenAI JSON reads as a user message next time. Keep Eino JSON to compact a
+transcript again later.
+
 flags:
 `
 
@@ -87,7 +91,7 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 		progress = stderr
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	setup, err := newCompactor(ctx, r.strategy, r.offline, lookup, progressLine(progress), log)
+	setup, err := newCompactor(ctx, r.strategy, r.offline, lookup, progress, log)
 	if err != nil {
 		return err
 	}

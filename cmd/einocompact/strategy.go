@@ -5,10 +5,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
 	"github.com/einocompact/einocompact/hooks/compaction/tiktoken"
-	compactfx "github.com/einocompact/einocompact/integration/fx"
 )
 
 // The strategies and counters the tool offers.
@@ -46,7 +51,8 @@ type compactorSetup struct {
 // environment variables (lookup), else the offline extractive summarizer;
 // offline forces the latter. Each finished round is reported to progress.
 func newCompactor(ctx context.Context, strategy string, offline bool, lookup func(string) (string, bool),
-	progress func(context.Context, compaction.Round), log *slog.Logger) (compactorSetup, error) {
+	progressOut io.Writer, log *slog.Logger) (compactorSetup, error) {
+	progress := progressLine(progressOut)
 	switch strategy {
 	case strategySlide:
 		c, err := compaction.NewSlidingWindowCompactor(ctx, nil)
@@ -59,22 +65,17 @@ func newCompactor(ctx context.Context, strategy string, offline bool, lookup fun
 		return compactorSetup{}, usageErrorf("--strategy %q: must be %s, %s, %s or %s", strategy,
 			strategySummarize, strategySlide, strategyPrune, strategyPipeline)
 	}
-	cfg := compactfx.DefaultConfig()
-	compactfx.ApplyEnv(cfg, lookup)
-	if offline {
-		cfg.Summarizer.Provider = compactfx.ProviderOffline
-	}
-	chat, err := compactfx.NewSummarizer(ctx, cfg)
+	chat, name, err := newSummarizer(ctx, lookup, offline)
 	if err != nil {
 		return compactorSetup{}, err
 	}
 	sum, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
-		ChatModel: chat, Logger: log, OnRound: progress,
+		ChatModel: &announcer{BaseChatModel: chat, w: progressOut}, Logger: log, OnRound: progress,
 	})
 	if err != nil {
 		return compactorSetup{}, err
 	}
-	setup := compactorSetup{compactor: sum, summarizer: compactfx.SummarizerName(cfg)}
+	setup := compactorSetup{compactor: sum, summarizer: name}
 	if strategy == strategyPipeline {
 		prune, err := compaction.NewToolResultPruningCompactor(ctx, nil)
 		if err != nil {
@@ -85,6 +86,33 @@ func newCompactor(ctx context.Context, strategy string, offline bool, lookup fun
 		}
 	}
 	return setup, nil
+}
+
+// announcer says on w when each summarizer call starts, so a slow remote
+// model visibly works; it forwards the model's lifecycle.
+type announcer struct {
+	model.BaseChatModel
+	w     io.Writer
+	calls atomic.Int32
+}
+
+func (a *announcer) Generate(ctx context.Context, in []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	fmt.Fprintf(a.w, "einocompact: round %d: summarizing...\n", a.calls.Add(1))
+	return a.BaseChatModel.Generate(ctx, in, opts...)
+}
+
+func (a *announcer) WarmUp(ctx context.Context) error {
+	if w, ok := a.BaseChatModel.(hooks.WarmUpper); ok {
+		return w.WarmUp(ctx)
+	}
+	return nil
+}
+
+func (a *announcer) Close(ctx context.Context) error {
+	if c, ok := a.BaseChatModel.(hooks.Closer); ok {
+		return c.Close(ctx)
+	}
+	return nil
 }
 
 // progressLine reports a finished summarizer round on w, so a long run with a
