@@ -144,9 +144,15 @@ func (c *ToolResultPruningCompactor) Compact(ctx context.Context, messages []*sc
 	}
 
 	var out []*schema.Message
+	callNames := map[string]string{} // tool names of the calls seen so far, by call id
 	for i, m := range messages {
 		if current <= targetTokens {
 			break
+		}
+		if m != nil && m.Role == schema.Assistant {
+			for _, tc := range m.ToolCalls {
+				callNames[tc.ID] = tc.Function.Name
+			}
 		}
 		if !IsToolResult(m) || protected[i] || HasMarkerKey(m) || c.skipped(m) {
 			continue
@@ -158,7 +164,7 @@ func (c *ToolResultPruningCompactor) Compact(ctx context.Context, messages []*sc
 		if orig <= c.minTokens {
 			continue
 		}
-		pruned := c.prune(m, messages[:i], orig)
+		pruned := c.prune(m, callNames[m.ToolCallID], orig)
 		after, err := one(pruned)
 		if err != nil {
 			return nil, err
@@ -184,31 +190,21 @@ func (c *ToolResultPruningCompactor) skipped(m *schema.Message) bool {
 }
 
 // prune builds the placeholder message for m. Name, ToolCallID and ToolName
-// are kept so the result still answers its call.
-func (c *ToolResultPruningCompactor) prune(m *schema.Message, before []*schema.Message, orig int) *schema.Message {
-	text := strings.ReplaceAll(c.placeholder, "{tool_name}", prToolName(m, before))
-	out := schema.ToolMessage(text, m.ToolCallID, schema.WithToolName(m.ToolName))
+// are kept so the result still answers its call. The placeholder names the
+// tool as the result states it, else as its call does, so the model always
+// knows what to call again.
+func (c *ToolResultPruningCompactor) prune(m *schema.Message, callName string, orig int) *schema.Message {
+	name := m.ToolName
+	if name == "" {
+		name = callName
+	}
+	if name == "" {
+		name = "the tool"
+	}
+	out := schema.ToolMessage(strings.ReplaceAll(c.placeholder, "{tool_name}", name), m.ToolCallID, schema.WithToolName(m.ToolName))
 	out.Name = m.Name
 	out.Extra = make(map[string]any, len(m.Extra)+1)
 	maps.Copy(out.Extra, m.Extra)
 	out.Extra[MetaKey] = NewMarker(StrategyToolResultPruning, 0, map[string]any{"original_tokens": orig})
 	return out
-}
-
-// prToolName is the tool's name as the result states it, else as the call it
-// answers states it, so the placeholder can always say what to call again.
-func prToolName(m *schema.Message, before []*schema.Message) string {
-	if m.ToolName != "" {
-		return m.ToolName
-	}
-	for i := len(before) - 1; i >= 0; i-- {
-		if b := before[i]; b != nil && b.Role == schema.Assistant {
-			for _, tc := range b.ToolCalls {
-				if tc.ID == m.ToolCallID && tc.Function.Name != "" {
-					return tc.Function.Name
-				}
-			}
-		}
-	}
-	return "the tool"
 }
