@@ -73,6 +73,22 @@ type SummarizerConfig struct {
 	// WarmUp sends a one-token request to the summarizer's endpoint when the
 	// application starts. Default false.
 	WarmUp bool `yaml:"warm_up"`
+	// Retries is how many times a failed call to the endpoint is retried,
+	// with exponential backoff and jitter, before falling back. Default 2;
+	// >= 0.
+	Retries int `yaml:"retries"`
+	// RetryBaseDelay is the wait before the first retry; it doubles with
+	// each retry. Default 200ms; > 0.
+	RetryBaseDelay Duration `yaml:"retry_base_delay"`
+	// RetryMaxDelay caps the wait between retries. Default 5s; > 0.
+	RetryMaxDelay Duration `yaml:"retry_max_delay"`
+	// AttemptTimeout bounds each call, retries included. Default 0: only
+	// summarizer.timeout and the run's context bound it.
+	AttemptTimeout Duration `yaml:"attempt_timeout"`
+	// FallbackOffline makes the offline extractive summarizer the last
+	// resort when the endpoint keeps failing, so compaction still happens.
+	// Default true.
+	FallbackOffline bool `yaml:"fallback_offline"`
 }
 
 // Compaction strategies accepted in compaction.strategy and
@@ -122,18 +138,24 @@ const (
 	// CounterApproximate counts code points of the rendering divided by
 	// chars_per_token, plus flat charges for attachments.
 	CounterApproximate = "approximate"
+	// CounterTiktoken counts exactly with an OpenAI BPE encoding compiled
+	// into the binary (counter.encoding).
+	CounterTiktoken = "tiktoken"
 )
 
 // CounterConfig configures the token counter.
 type CounterConfig struct {
-	// Kind is "approximate" (default).
+	// Kind is "approximate" (default) or "tiktoken".
 	Kind string `yaml:"kind"`
+	// Encoding for the tiktoken counter: "o200k_base" (default, GPT-4o
+	// family) or "cl100k_base" (GPT-4, GPT-3.5).
+	Encoding string `yaml:"encoding"`
 	// CharsPerToken for the approximate counter. Default 4.0; must be > 0.
 	CharsPerToken float64 `yaml:"chars_per_token"`
-	// TokensPerImage for the approximate counter. Default 85; >= 0.
+	// TokensPerImage is charged per image by either counter. Default 85; >= 0.
 	TokensPerImage int `yaml:"tokens_per_image"`
-	// TokensPerFile (also audio, video) for the approximate counter.
-	// Default 1000; >= 0.
+	// TokensPerFile is charged per file, audio or video part by either
+	// counter. Default 1000; >= 0.
 	TokensPerFile int `yaml:"tokens_per_file"`
 }
 
@@ -194,8 +216,12 @@ func DefaultConfig() *Config {
 			Timeout: Duration(2 * time.Minute),
 		},
 		Summarizer: SummarizerConfig{
-			Provider: ProviderAuto,
-			Timeout:  Duration(2 * time.Minute),
+			Provider:        ProviderAuto,
+			Timeout:         Duration(2 * time.Minute),
+			Retries:         2,
+			RetryBaseDelay:  Duration(200 * time.Millisecond),
+			RetryMaxDelay:   Duration(5 * time.Second),
+			FallbackOffline: true,
 		},
 		Compaction: CompactionConfig{
 			Enabled:       true,
@@ -205,6 +231,7 @@ func DefaultConfig() *Config {
 			CompactTo:     0.4,
 			Counter: CounterConfig{
 				Kind:           CounterApproximate,
+				Encoding:       "o200k_base",
 				CharsPerToken:  4.0,
 				TokensPerImage: 85,
 				TokensPerFile:  1000,

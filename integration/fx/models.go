@@ -3,10 +3,12 @@ package compactfx
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/cloudwego/eino/components/model"
 
 	"github.com/einocompact/einocompact/summarizer/extractive"
+	"github.com/einocompact/einocompact/summarizer/failover"
 )
 
 // Summarizer is the chat model that writes compaction summaries. It is its
@@ -16,13 +18,52 @@ type Summarizer interface {
 	model.BaseChatModel
 }
 
-// NewSummarizer builds the summarizer cfg selects: an EndpointModel when
-// Config.SummarizerEndpoint is online, otherwise the offline extractive
-// summarizer (package summarizer/extractive), which needs no network.
-func NewSummarizer(ctx context.Context, cfg *Config) (Summarizer, error) {
-	if ep, online := cfg.SummarizerEndpoint(); online {
-		return NewEndpointModel(ctx, ep)
+// OfflineSummarizerName is how SummarizerName describes the offline summarizer.
+const OfflineSummarizerName = "offline extractive summarizer"
+
+// NewSummarizer builds the summarizer cfg selects. Offline, it is the
+// extractive summarizer (package summarizer/extractive), which needs no
+// network. Online, it is an EndpointModel behind a failover chain
+// (package summarizer/failover) that retries it summarizer.retries times and
+// then, with summarizer.fallback_offline, falls back to the extractive
+// summarizer, so a summarizer outage never stops compaction. log receives
+// a warning per failed attempt; nil means slog.Default().
+func NewSummarizer(ctx context.Context, cfg *Config, log *slog.Logger) (Summarizer, error) {
+	ep, online := cfg.SummarizerEndpoint()
+	if !online {
+		return newOffline()
 	}
+	em, err := NewEndpointModel(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	s := cfg.Summarizer
+	if s.Retries == 0 && !s.FallbackOffline {
+		return em, nil
+	}
+	candidates := []failover.Candidate{{Name: ep.Model, Model: em}}
+	if s.FallbackOffline {
+		off, err := newOffline()
+		if err != nil {
+			return nil, err
+		}
+		candidates = append(candidates, failover.Candidate{Name: "extractive", Model: off})
+	}
+	chain, err := failover.New(&failover.Config{
+		Candidates:     candidates,
+		Retries:        s.Retries,
+		BaseDelay:      s.RetryBaseDelay.Std(),
+		MaxDelay:       s.RetryMaxDelay.Std(),
+		AttemptTimeout: s.AttemptTimeout.Std(),
+		Logger:         log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("config: summarizer: %w", err)
+	}
+	return chain, nil
+}
+
+func newOffline() (Summarizer, error) {
 	s, err := extractive.New(nil)
 	if err != nil {
 		return nil, fmt.Errorf("compactfx: offline summarizer: %w", err)
@@ -32,11 +73,13 @@ func NewSummarizer(ctx context.Context, cfg *Config) (Summarizer, error) {
 
 // SummarizerName describes the summarizer cfg selects, for logs and reports.
 func SummarizerName(cfg *Config) string {
-	if ep, online := cfg.SummarizerEndpoint(); online {
-		return fmt.Sprintf("%s at %s", ep.Model, ep.BaseURL)
+	ep, online := cfg.SummarizerEndpoint()
+	if !online {
+		return OfflineSummarizerName
 	}
-	return OfflineSummarizerName
+	name := fmt.Sprintf("%s at %s", ep.Model, ep.BaseURL)
+	if cfg.Summarizer.FallbackOffline {
+		name += ", falling back to the " + OfflineSummarizerName
+	}
+	return name
 }
-
-// OfflineSummarizerName is how SummarizerName describes the offline summarizer.
-const OfflineSummarizerName = "offline extractive summarizer"

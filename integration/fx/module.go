@@ -63,8 +63,14 @@ func provideCounter(cfg *Config) (compaction.TokenCounter, error) {
 	return NewCounter(cfg.Compaction.Counter)
 }
 
-func provideSummarizer(cfg *Config) (Summarizer, error) {
-	return NewSummarizer(context.Background(), cfg)
+type summarizerIn struct {
+	fx.In
+	Config *Config
+	Logger *slog.Logger `optional:"true"`
+}
+
+func provideSummarizer(in summarizerIn) (Summarizer, error) {
+	return NewSummarizer(context.Background(), in.Config, orDefault(in.Logger))
 }
 
 type compactorIn struct {

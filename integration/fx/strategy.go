@@ -6,12 +6,25 @@ import (
 	"log/slog"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
+	"github.com/einocompact/einocompact/hooks/compaction/tiktoken"
 )
 
 // NewCounter builds the token counter compaction.counter describes.
 func NewCounter(c CounterConfig) (compaction.TokenCounter, error) {
-	if c.Kind != CounterApproximate {
-		return nil, fmt.Errorf("config: compaction.counter.kind = %q: must be %q", c.Kind, CounterApproximate)
+	switch c.Kind {
+	case CounterApproximate:
+	case CounterTiktoken:
+		counter, err := tiktoken.New(&tiktoken.Config{
+			Encoding:       tiktoken.Encoding(c.Encoding),
+			TokensPerImage: c.TokensPerImage,
+			TokensPerFile:  c.TokensPerFile,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("config: compaction.counter: %w", err)
+		}
+		return counter, nil
+	default:
+		return nil, fmt.Errorf("config: compaction.counter.kind = %q: must be %q or %q", c.Kind, CounterApproximate, CounterTiktoken)
 	}
 	counter, err := compaction.NewApproximateTokenCounter(&compaction.ApproximateConfig{
 		CharsPerToken:  c.CharsPerToken,

@@ -27,6 +27,18 @@ func (c *Config) Validate() error {
 	if ep, online := c.SummarizerEndpoint(); online && ep.Model == "" {
 		v.add("summarizer.model", sm.Model, "is required when the summarizer has an endpoint and model.model is empty")
 	}
+	if sm.Retries < 0 {
+		v.add("summarizer.retries", sm.Retries, "must be at least 0")
+	}
+	if sm.RetryBaseDelay <= 0 {
+		v.add("summarizer.retry_base_delay", sm.RetryBaseDelay.String(), "must be above 0")
+	}
+	if sm.RetryMaxDelay <= 0 {
+		v.add("summarizer.retry_max_delay", sm.RetryMaxDelay.String(), "must be above 0")
+	}
+	if sm.AttemptTimeout < 0 {
+		v.add("summarizer.attempt_timeout", sm.AttemptTimeout.String(), "must be at least 0 (0 = no per-attempt limit)")
+	}
 	c.Compaction.validate(v)
 	if c.Agent.MaxSteps < 1 {
 		v.add("agent.max_steps", c.Agent.MaxSteps, "must be at least 1")
@@ -68,8 +80,14 @@ func (c CompactionConfig) validate(v *validator) {
 	if !(c.CompactTo > 0 && c.CompactTo < c.CompactAt) {
 		v.add("compaction.compact_to", c.CompactTo, "must be in (0, compaction.compact_at=%v)", c.CompactAt)
 	}
-	if c.Counter.Kind != CounterApproximate {
-		v.add("compaction.counter.kind", c.Counter.Kind, "must be %q", CounterApproximate)
+	switch c.Counter.Kind {
+	case CounterApproximate:
+	case CounterTiktoken:
+		if c.Counter.Encoding != "o200k_base" && c.Counter.Encoding != "cl100k_base" {
+			v.add("compaction.counter.encoding", c.Counter.Encoding, "must be \"o200k_base\" or \"cl100k_base\"")
+		}
+	default:
+		v.add("compaction.counter.kind", c.Counter.Kind, "must be %q or %q", CounterApproximate, CounterTiktoken)
 	}
 	if !(c.Counter.CharsPerToken > 0) || math.IsInf(c.Counter.CharsPerToken, 0) {
 		v.add("compaction.counter.chars_per_token", c.Counter.CharsPerToken, "must be a finite number above 0")

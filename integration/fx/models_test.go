@@ -1,0 +1,101 @@
+package compactfx
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/tiktoken"
+	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/summarizer/extractive"
+)
+
+func summaryPrompt() []*schema.Message {
+	return []*schema.Message{
+		schema.SystemMessage("Summarize."),
+		schema.UserMessage("<conversation_to_summarize>\nuser: fix the flaky test in internal/retry/backoff_test.go\n" +
+			strings.Repeat("assistant: looked at internal/retry/backoff.go and found the jitter bound\n", 10) +
+			"</conversation_to_summarize>"),
+	}
+}
+
+func TestNewSummarizer(t *testing.T) {
+	t.Parallel()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	down := openaitest.Start(t, func(*openaitest.Request) (*openaitest.Reply, error) {
+		return &openaitest.Reply{Status: 503, ErrorMessage: "overloaded"}, nil
+	})
+	up := openaitest.Start(t, func(*openaitest.Request) (*openaitest.Reply, error) { return openaitest.Text("the summary"), nil })
+	tests := []struct {
+		name         string
+		mutate       func(*Config)
+		srv          *openaitest.Server
+		wantText     string // substring of the reply
+		wantRequests int
+	}{
+		{"offline", func(*Config) {}, nil, "internal/retry/backoff", 0},
+		{"endpoint answers", func(c *Config) { c.Summarizer.BaseURL = up.BaseURL() }, up, "the summary", 1},
+		{"endpoint down: retries, then offline", func(c *Config) { c.Summarizer.BaseURL = down.BaseURL() }, down, "internal/retry/backoff", 3},
+		{"endpoint down, no retries", func(c *Config) { c.Summarizer.BaseURL, c.Summarizer.Retries = down.BaseURL(), 0 }, down, "internal/retry/backoff", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Not parallel: the request counts of the shared servers.
+			cfg := DefaultConfig()
+			cfg.Summarizer.RetryBaseDelay = Duration(time.Millisecond)
+			tt.mutate(cfg)
+			if err := cfg.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			before := 0
+			if tt.srv != nil {
+				before = len(tt.srv.Requests())
+			}
+			s, err := NewSummarizer(context.Background(), cfg, quiet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := s.(*extractive.Summarizer); ok != (tt.srv == nil) {
+				t.Errorf("summarizer is %T", s)
+			}
+			reply, err := s.Generate(context.Background(), summaryPrompt())
+			if err != nil {
+				t.Fatalf("Generate: %v", err)
+			}
+			if !strings.Contains(reply.Content, tt.wantText) {
+				t.Errorf("reply %q lacks %q", reply.Content, tt.wantText)
+			}
+			if tt.srv != nil {
+				if got := len(tt.srv.Requests()) - before; got != tt.wantRequests {
+					t.Errorf("endpoint saw %d requests, want %d (1 + summarizer.retries)", got, tt.wantRequests)
+				}
+			}
+		})
+	}
+}
+
+func TestNewCounterKinds(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultConfig().Compaction.Counter
+	cfg.Kind = CounterTiktoken
+	c, err := NewCounter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.(*tiktoken.Counter); !ok {
+		t.Errorf("kind tiktoken built %T", c)
+	}
+	cfg.Encoding = "cl100k_base"
+	if _, err := NewCounter(cfg); err != nil {
+		t.Errorf("cl100k_base: %v", err)
+	}
+	cfg.Kind = "bpe"
+	if _, err := NewCounter(cfg); err == nil || !strings.Contains(err.Error(), `compaction.counter.kind = "bpe"`) {
+		t.Errorf("unknown kind: %v", err)
+	}
+}
