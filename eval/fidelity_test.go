@@ -22,9 +22,16 @@ const (
 	tableEnd   = "<!-- fidelity table: end -->"
 )
 
-// evalCompactor is the summarization compactor with the extractive model,
-// and the round counter wired to it.
-func evalCompactor(t *testing.T) (compaction.Compactor, *RoundCounter) {
+// tunedLedger is the smallest round configuration found for the corpus's
+// 16k window at which no round drops an identifier: every trajectory's
+// largest ledger block fits MaxTokens (2240 is the measured threshold; 2176
+// drops 6), and MaxRemembered keeps the markers of folded summaries complete.
+var tunedLedger = compaction.LedgerConfig{MaxTokens: 2560, MaxRemembered: 400}
+
+// evalCompactor is the summarization compactor with the extractive model and
+// the given ledger configuration (nil: defaults), and the round counter
+// wired to it.
+func evalCompactor(t *testing.T, ledger *compaction.LedgerConfig) (compaction.Compactor, *RoundCounter) {
 	t.Helper()
 	model, err := extractive.New(nil)
 	if err != nil {
@@ -32,7 +39,7 @@ func evalCompactor(t *testing.T) (compaction.Compactor, *RoundCounter) {
 	}
 	rc := &RoundCounter{}
 	c, err := compaction.NewSummarizationCompactor(context.Background(), &compaction.SummarizationConfig{
-		ChatModel: model, OnRound: rc.Observe, RaiseOnFailure: true,
+		ChatModel: model, OnRound: rc.Observe, RaiseOnFailure: true, Ledger: ledger,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -40,33 +47,96 @@ func evalCompactor(t *testing.T) (compaction.Compactor, *RoundCounter) {
 	return c, rc
 }
 
-func TestFidelity(t *testing.T) {
-	t.Parallel()
-	c, rc := evalCompactor(t)
-	corpus := Corpus(corpusSeed, corpusSize)
-	results, err := Run(context.Background(), Config{Compactor: c, Rounds: rc.Counts}, corpus)
+// runCorpus runs the fidelity corpus through a compactor with the ledger
+// configured as given.
+func runCorpus(t *testing.T, ledger *compaction.LedgerConfig) []Result {
+	t.Helper()
+	c, rc := evalCompactor(t, ledger)
+	results, err := Run(context.Background(), Config{Compactor: c, Rounds: rc.Totals}, Corpus(corpusSeed, corpusSize))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return results
+}
+
+// checkCompaction asserts what every configuration must achieve: each
+// trajectory outgrows the window, is compacted below the trigger without a
+// failed round, and the counts are consistent.
+func checkCompaction(t *testing.T, label string, results []Result) {
+	t.Helper()
 	trigger := int(16000 * 0.7)
 	for _, r := range results {
 		if r.Compactions == 0 || r.Rounds == 0 || r.FailedRounds != 0 {
-			t.Errorf("%s: %d compactions, %d rounds, %d failed; every trajectory outgrows the window", r.Name, r.Compactions, r.Rounds, r.FailedRounds)
+			t.Errorf("%s %s: %d compactions, %d rounds, %d failed; every trajectory outgrows the window", label, r.Name, r.Compactions, r.Rounds, r.FailedRounds)
 		}
 		if r.TokensFinal >= trigger || r.TokensFinal >= r.TokensFull {
-			t.Errorf("%s: final %d tokens (uncompacted %d, trigger %d)", r.Name, r.TokensFinal, r.TokensFull, trigger)
+			t.Errorf("%s %s: final %d tokens (uncompacted %d, trigger %d)", label, r.Name, r.TokensFinal, r.TokensFull, trigger)
 		}
-		if r.FactsReplaced == 0 || r.IDsReplaced == 0 {
-			t.Errorf("%s: nothing planted was replaced: %+v", r.Name, r)
+		if r.FactsReplaced == 0 || r.IDsReplaced == 0 || r.LedgerIDs == 0 {
+			t.Errorf("%s %s: nothing planted was replaced: %+v", label, r.Name, r)
 		}
-		if r.FactsSurvived > r.FactsReplaced || r.IDsSurvived > r.IDsReplaced {
-			t.Errorf("%s: more kept than replaced: %+v", r.Name, r)
+		if r.FactsSurvived > r.FactsReplaced || r.IDsSurvived > r.IDsReplaced || r.LedgerIDsKept > r.LedgerIDs {
+			t.Errorf("%s %s: more kept than replaced: %+v", label, r.Name, r)
+		}
+		s := r.Ledger
+		if s.Survived+s.Appended+s.Dropped != s.Found {
+			t.Errorf("%s %s: every identifier a round found is kept, appended or dropped: %+v", label, r.Name, s)
 		}
 	}
-	table := Table(results)
+}
+
+func TestFidelity(t *testing.T) {
+	t.Parallel()
+	configs := []struct {
+		label  string
+		ledger *compaction.LedgerConfig
+	}{
+		{"ledger off", &compaction.LedgerConfig{Disabled: true}},
+		{"ledger default (256 tokens, 200 remembered)", nil},
+		{"ledger tuned (2560 tokens, 400 remembered)", &tunedLedger},
+	}
+	runs := make([]Labeled, len(configs))
+	for i, cfg := range configs {
+		runs[i] = Labeled{Label: cfg.label, Results: runCorpus(t, cfg.ledger)}
+		checkCompaction(t, cfg.label, runs[i].Results)
+	}
+	if off := Total(runs[0].Results).Ledger; off != (compaction.IdentifierStats{}) {
+		t.Errorf("the disabled ledger reported work: %+v", off)
+	}
+	for _, run := range runs[1:] {
+		if tot := Total(run.Results); tot.Ledger.Found == 0 || tot.LedgerIDsKept <= Total(runs[0].Results).LedgerIDsKept {
+			t.Errorf("%s: the ledger found nothing or kept no more than without it: %+v", run.Label, tot)
+		}
+	}
+	table := "### Corpus totals\n\n" + Summary(runs) +
+		"\n### Facts kept, by kind\n\n" + Kinds(runs) +
+		"\n### Per trajectory, ledger tuned\n\n" + Table(runs[2].Results) +
+		"\n### Per trajectory, ledger off\n\n" + Table(runs[0].Results)
 	t.Log("\n" + table)
 	if *update {
 		writeTable(t, table)
+	}
+}
+
+// TestLedgerKeepsEveryIdentifier is issue 6's done criterion: with the ledger
+// on, within its cap, every identifier the ledger extracts from a message
+// that compaction replaced (its default extractors over the message as the
+// ledger renders it) is verbatim in the final conversation, and no round
+// had to drop one, while compaction still saves tokens.
+func TestLedgerKeepsEveryIdentifier(t *testing.T) {
+	t.Parallel()
+	results := runCorpus(t, &tunedLedger)
+	checkCompaction(t, "tuned", results)
+	for _, r := range results {
+		if r.LedgerIDsKept != r.LedgerIDs {
+			t.Errorf("%s: %d of %d identifiers from replaced messages survive", r.Name, r.LedgerIDsKept, r.LedgerIDs)
+		}
+		if r.Ledger.Dropped != 0 {
+			t.Errorf("%s: rounds dropped %d identifiers under MaxTokens %d", r.Name, r.Ledger.Dropped, tunedLedger.MaxTokens)
+		}
+		if r.Ledger.Appended == 0 {
+			t.Errorf("%s: the summaries kept everything, so the ledger was not exercised", r.Name)
+		}
 	}
 }
 
@@ -75,8 +145,8 @@ func TestRunIsDeterministic(t *testing.T) {
 	corpus := Corpus(7, 3)
 	var runs [2][]Result
 	for i := range runs {
-		c, rc := evalCompactor(t)
-		res, err := Run(context.Background(), Config{Compactor: c, Rounds: rc.Counts}, corpus)
+		c, rc := evalCompactor(t, &tunedLedger)
+		res, err := Run(context.Background(), Config{Compactor: c, Rounds: rc.Totals}, corpus)
 		if err != nil {
 			t.Fatal(err)
 		}

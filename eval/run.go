@@ -24,9 +24,10 @@ type Config struct {
 	// CompactAt and CompactTo are the CompactionHook thresholds, as fractions
 	// of ContextWindow. Defaults 0.7 and 0.4.
 	CompactAt, CompactTo float64
-	// Rounds, when set, returns how many summarizer rounds the compactor has
-	// run so far (successful, failed), for the report; Run takes differences.
-	Rounds func() (ok, failed int)
+	// Rounds, when set, returns the totals of the summarizer rounds the
+	// compactor has run so far (a RoundCounter's Totals), for the report; Run
+	// takes differences, so one counter may serve a whole corpus.
+	Rounds func() RoundTotals
 }
 
 // Result is what Run measured on one trajectory.
@@ -43,6 +44,16 @@ type Result struct {
 
 	IDsReplaced int // identifiers extracted from the replaced messages
 	IDsSurvived int // of those, still verbatim in the final conversation
+
+	// LedgerIDs counts what the identifier ledger extracts (its default
+	// extractors over each message as the ledger renders it) from the
+	// trajectory's messages that compaction replaced; LedgerIDsKept, how many
+	// of those are verbatim in the final conversation. This is the measure of
+	// issue 6's done criterion: with the ledger on it must be all of them.
+	LedgerIDs, LedgerIDsKept int
+	// Ledger sums Round.Identifiers over the trajectory's rounds: Survived of
+	// Found is survival in the summaries as written, before repair.
+	Ledger compaction.IdentifierStats
 
 	TokensFull  int // the uncompacted conversation
 	TokensFinal int // the conversation as compaction left it
@@ -90,7 +101,7 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 	res := Result{Name: t.Name, Steps: len(t.Steps) - 1, Messages: len(t.Messages), FactsPlanted: len(t.Facts), ByKind: map[FactKind][2]int{}}
 	trigger := int(float64(cfg.ContextWindow) * cfg.CompactAt)
 	target := int(float64(cfg.ContextWindow) * cfg.CompactTo)
-	ok0, failed0 := roundsOf(cfg)
+	before := roundsOf(cfg)
 	var conv []*schema.Message
 	prev := 0
 	for _, end := range t.Steps {
@@ -115,8 +126,8 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 			return res, err
 		}
 	}
-	ok1, failed1 := roundsOf(cfg)
-	res.Rounds, res.FailedRounds = ok1-ok0, failed1-failed0
+	done := roundsOf(cfg).minus(before)
+	res.Rounds, res.FailedRounds, res.Ledger = done.OK, done.Failed, done.Identifiers
 
 	final := compaction.Render(conv, compaction.RenderOptions{ToolCallIDs: true})
 	present := make(map[*schema.Message]bool, len(conv))
@@ -152,6 +163,20 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 			res.IDsSurvived++
 		}
 	}
+	ledgerIDs := map[string]bool{}
+	for _, i := range replaced {
+		text := compaction.RenderMessage(t.Messages[i], compaction.RenderOptions{ToolCallIDs: true, Attachment: compaction.DescribeAttachment})
+		for _, m := range identifiers.Extract(text, identifiers.DefaultExtractors()) {
+			if ledgerIDs[m.Value] {
+				continue
+			}
+			ledgerIDs[m.Value] = true
+			res.LedgerIDs++
+			if strings.Contains(final, m.Value) {
+				res.LedgerIDsKept++
+			}
+		}
+	}
 	var err error
 	if res.TokensFull, err = cfg.Counter.Count(ctx, t.Messages, nil); err != nil {
 		return res, err
@@ -162,9 +187,9 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 	return res, nil
 }
 
-func roundsOf(cfg Config) (int, int) {
+func roundsOf(cfg Config) RoundTotals {
 	if cfg.Rounds == nil {
-		return 0, 0
+		return RoundTotals{}
 	}
 	return cfg.Rounds()
 }
@@ -189,11 +214,26 @@ func checkNoOrphans(conv []*schema.Message) error {
 	return nil
 }
 
-// RoundCounter counts summarizer rounds; pass Observe as
-// SummarizationConfig.OnRound and Counts as Config.Rounds.
+// RoundTotals sums summarizer rounds.
+type RoundTotals struct {
+	OK, Failed  int
+	Identifiers compaction.IdentifierStats // summed over every round
+}
+
+func (a RoundTotals) minus(b RoundTotals) RoundTotals {
+	return RoundTotals{OK: a.OK - b.OK, Failed: a.Failed - b.Failed, Identifiers: compaction.IdentifierStats{
+		Found:    a.Identifiers.Found - b.Identifiers.Found,
+		Survived: a.Identifiers.Survived - b.Identifiers.Survived,
+		Appended: a.Identifiers.Appended - b.Identifiers.Appended,
+		Dropped:  a.Identifiers.Dropped - b.Identifiers.Dropped,
+	}}
+}
+
+// RoundCounter sums summarizer rounds; pass Observe as
+// SummarizationConfig.OnRound and Totals as Config.Rounds.
 type RoundCounter struct {
-	mu         sync.Mutex
-	ok, failed int
+	mu  sync.Mutex
+	tot RoundTotals
 }
 
 // Observe records one round.
@@ -201,15 +241,20 @@ func (c *RoundCounter) Observe(_ context.Context, r compaction.Round) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r.Err != nil {
-		c.failed++
+		c.tot.Failed++
 	} else {
-		c.ok++
+		c.tot.OK++
 	}
+	s := &c.tot.Identifiers
+	s.Found += r.Identifiers.Found
+	s.Survived += r.Identifiers.Survived
+	s.Appended += r.Identifiers.Appended
+	s.Dropped += r.Identifiers.Dropped
 }
 
-// Counts returns the rounds recorded so far.
-func (c *RoundCounter) Counts() (ok, failed int) {
+// Totals returns the sums recorded so far.
+func (c *RoundCounter) Totals() RoundTotals {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.ok, c.failed
+	return c.tot
 }

@@ -118,11 +118,24 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 	for pos, i := range indices {
 		m := messages[i]
 		if fields, ok := MarkerFields(m); ok {
-			for _, v := range rememberedIdentifiers(fields[ledgerMarkerKey]) {
+			remembered := rememberedIdentifiers(fields[ledgerMarkerKey])
+			for _, v := range remembered {
 				note(v, pos)
 			}
+			for _, v := range ledgerBlockValues(m.Content) {
+				if !slices.Contains(remembered, v) {
+					note(v, pos)
+				}
+			}
 		}
-		text := RenderMessage(m, RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment})
+		var text string
+		if IsStrategy(m, StrategySummarization) {
+			// The summary's wrapping tags are not the conversation's: the
+			// closing tag would read as the path "/conversation_summary".
+			text = summaryBody(m)
+		} else {
+			text = RenderMessage(m, RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment})
+		}
 		for _, match := range identifiers.Extract(text, l.extractors) {
 			note(match.Value, pos)
 		}
@@ -202,4 +215,25 @@ func renderLedger(entries []ledgerEntry, dropped int) string {
 		fmt.Fprintf(&b, "\n(%d more dropped to fit the cap)", dropped)
 	}
 	return b.String()
+}
+
+// ledgerBlockValues reads back the identifiers a summary's own ledger block
+// lists. The marker may remember fewer (MaxRemembered), and the extractors
+// cannot recognise a bare tool-call id or argument value outside the header
+// or JSON it came from, so without this a folded summary's appended
+// identifiers were forgotten without being counted as dropped.
+func ledgerBlockValues(text string) []string {
+	i := strings.LastIndex(text, "\n"+ledgerHeading+"\n")
+	if i < 0 {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(text[i+len(ledgerHeading)+2:], "\n") {
+		v, ok := strings.CutPrefix(line, "- ")
+		if !ok {
+			break
+		}
+		out = append(out, v)
+	}
+	return out
 }
