@@ -173,6 +173,24 @@ type SummarizeConfig struct {
 	// RaiseOnFailure turns a failed round into an error for the agent run.
 	// Default false: log it and keep the last successful round.
 	RaiseOnFailure bool `yaml:"raise_on_failure"`
+	// MaxSummarizerInputTokens caps the transcript one round sends to the
+	// summarizer, so compaction can run however full the context is.
+	// Default 0: no cap; >= 0.
+	MaxSummarizerInputTokens int `yaml:"max_summarizer_input_tokens"`
+	// Ledger configures the identifier ledger.
+	Ledger LedgerConfig `yaml:"ledger"`
+}
+
+// LedgerConfig configures the identifier ledger, which appends to each
+// summary, verbatim, the file paths, ids, URLs and error strings it lost.
+type LedgerConfig struct {
+	// Enabled turns the ledger on. Default true.
+	Enabled bool `yaml:"enabled"`
+	// MaxTokens caps the appended block. Default 256; >= 1.
+	MaxTokens int `yaml:"max_tokens"`
+	// MaxRemembered caps the identifiers a summary's marker carries forward.
+	// Default 200; >= 1.
+	MaxRemembered int `yaml:"max_remembered"`
 }
 
 // SlideConfig configures the sliding-window compactor.
@@ -236,10 +254,11 @@ func DefaultConfig() *Config {
 				TokensPerImage: 85,
 				TokensPerFile:  1000,
 			},
-			Summarize: SummarizeConfig{MinKeepSteps: 1, ApproximateSummaryTokens: 1024},
-			Slide:     SlideConfig{MinKeepSteps: 1},
-			Prune:     PruneConfig{MinKeepSteps: 1, MinTokens: 200},
-			Pipeline:  []string{StrategyPrune, StrategySummarize},
+			Summarize: SummarizeConfig{MinKeepSteps: 1, ApproximateSummaryTokens: 1024,
+				Ledger: LedgerConfig{Enabled: true, MaxTokens: 256, MaxRemembered: 200}},
+			Slide:    SlideConfig{MinKeepSteps: 1},
+			Prune:    PruneConfig{MinKeepSteps: 1, MinTokens: 200},
+			Pipeline: []string{StrategyPrune, StrategySummarize},
 		},
 		Agent: AgentConfig{MaxSteps: 20},
 	}

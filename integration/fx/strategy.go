@@ -79,6 +79,12 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps Co
 			SummaryInstruction:       s.SummaryInstruction,
 			RaiseOnFailure:           s.RaiseOnFailure,
 			Logger:                   deps.Logger,
+			MaxSummarizerInputTokens: s.MaxSummarizerInputTokens,
+			Ledger: &compaction.LedgerConfig{
+				Disabled:      !s.Ledger.Enabled,
+				MaxTokens:     s.Ledger.MaxTokens,
+				MaxRemembered: s.Ledger.MaxRemembered,
+			},
 		})
 		return wrapKey(comp, err, "compaction.summarize")
 	case StrategySlide:
