@@ -234,7 +234,9 @@ func ftCheck(t *testing.T, want error, text string, round int, raise bool, in, o
 	}
 }
 
-// ftDiff compares conversations by role, content and marker.
+// ftDiff compares conversations by role, content and marker. A summary
+// matches when it starts with the wanted text: the compactor may append
+// identifiers it found in the replaced messages.
 func ftDiff(got, want []*schema.Message) string {
 	if len(got) != len(want) {
 		return "lengths " + Render(got, RenderOptions{}) + "\n---\n" + Render(want, RenderOptions{})
@@ -242,7 +244,11 @@ func ftDiff(got, want []*schema.Message) string {
 	for i := range got {
 		gm, gok := MarkerOf(got[i])
 		wm, wok := MarkerOf(want[i])
-		if got[i].Role != want[i].Role || got[i].Content != want[i].Content || gm != wm || gok != wok {
+		content := got[i].Content == want[i].Content
+		if wok && wm.Strategy == StrategySummarization {
+			content = strings.HasPrefix(got[i].Content, strings.TrimSuffix(want[i].Content, "\n"+summaryClose))
+		}
+		if got[i].Role != want[i].Role || !content || gm != wm || gok != wok {
 			return "message " + RenderMessage(got[i], RenderOptions{}) + " != " + RenderMessage(want[i], RenderOptions{})
 		}
 	}

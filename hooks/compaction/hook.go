@@ -175,7 +175,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	cbCtx = callbacks.OnStart(cbCtx, &CompactionInput{Step: r.Step, Estimated: est, Target: r.Target, Messages: len(messages)})
 	compacted, err := h.compact(ctx, messages, &r)
 	if err == nil && compacted != nil {
-		err = h.apply(ctx, state, compacted, &r)
+		err = h.apply(ctx, state, messages, compacted, &r)
 	}
 	r.Err = err
 	if err != nil {
@@ -206,9 +206,16 @@ func (h *CompactionHook) compact(ctx context.Context, messages []*schema.Message
 	return compacted, nil
 }
 
-// apply swaps the compacted conversation into state and rewrites
+// apply swaps the compacted conversation into state, keeping any messages
+// appended since snapshot was taken (see mergeAppended), and rewrites
 // ContextTokens to match it.
-func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, compacted []*schema.Message, r *Report) error {
+func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot, compacted []*schema.Message, r *Report) error {
+	compacted, ok := mergeAppended(snapshot, state.Messages, compacted)
+	if !ok {
+		h.log.WarnContext(ctx, "the conversation was rewritten while compaction ran; keeping that rewrite and dropping this compaction",
+			"step", r.Step, "messages_before", r.MessagesBefore, "messages_now", len(state.Messages))
+		return nil
+	}
 	left, err := h.counter.Count(ctx, compacted, nil)
 	if err != nil {
 		return fmt.Errorf("compaction: counting the compacted messages: %w", err)

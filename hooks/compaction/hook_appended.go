@@ -1,0 +1,27 @@
+package compaction
+
+import "github.com/cloudwego/eino/schema"
+
+// mergeAppended decides what the hook writes back once a compaction of
+// snapshot finished while current is what State.Messages holds now. Messages
+// appended since the snapshot (by whatever wrote to the state while the
+// summarizer was busy) follow the compacted conversation, so no write is
+// lost. When current no longer starts with snapshot, someone rewrote the
+// conversation meanwhile; ok is false and the caller keeps that rewrite,
+// since merging two rewrites could drop or duplicate messages.
+func mergeAppended(snapshot, current, compacted []*schema.Message) (merged []*schema.Message, ok bool) {
+	if len(current) < len(snapshot) {
+		return nil, false
+	}
+	for i, m := range snapshot {
+		if current[i] != m {
+			return nil, false
+		}
+	}
+	if len(current) == len(snapshot) {
+		return compacted, true
+	}
+	merged = make([]*schema.Message, 0, len(compacted)+len(current)-len(snapshot))
+	merged = append(merged, compacted...)
+	return append(merged, current[len(snapshot):]...), true
+}

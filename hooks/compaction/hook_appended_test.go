@@ -1,0 +1,135 @@
+package compaction
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+func TestMergeAppended(t *testing.T) {
+	t.Parallel()
+	a, b, c, x, y := user("a"), asst("b"), user("c"), user("x"), asst("y")
+	snapshot := []*schema.Message{a, b, c}
+	compacted := []*schema.Message{NewSummaryMessage("s", 2), c}
+	tests := []struct {
+		name    string
+		current []*schema.Message
+		want    []*schema.Message
+		ok      bool
+	}{
+		{"nothing appended", []*schema.Message{a, b, c}, compacted, true},
+		{"two appended", []*schema.Message{a, b, c, x, y}, []*schema.Message{compacted[0], c, x, y}, true},
+		{"rewritten in place", []*schema.Message{a, x, c}, nil, false},
+		{"rewritten shorter", []*schema.Message{a, b}, nil, false},
+		{"replaced wholesale", []*schema.Message{x}, nil, false},
+		{"equal text is not the same message", []*schema.Message{a, asst("b"), c}, nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := mergeAppended(snapshot, tc.current, compacted)
+			if ok != tc.ok || !slices.Equal(got, tc.want) {
+				t.Fatalf("mergeAppended = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// apGate is a summarizer that, while it is "writing", releases the lock
+// that serialises access to the run's state and lets another goroutine
+// append to it: the window in which a write could be lost.
+type apGate struct {
+	mu          *sync.Mutex
+	write, done chan struct{}
+}
+
+func (g *apGate) Generate(context.Context, []*schema.Message, ...model.Option) (*schema.Message, error) {
+	g.mu.Unlock()
+	close(g.write)
+	<-g.done
+	g.mu.Lock()
+	return schema.AssistantMessage("earlier pages fetched", nil), nil
+}
+
+func (g *apGate) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	return nil, nil
+}
+
+// TestNoLostWritesDuringCompaction: a message appended to State.Messages
+// while the summarizer is busy (by another goroutine, under the lock that
+// guards the state) survives the compaction, after the compacted part.
+func TestNoLostWritesDuringCompaction(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	gate := &apGate{mu: &mu, write: make(chan struct{}), done: make(chan struct{})}
+	c, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: gate, ApproximateSummaryTokens: new(1), Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: c, ContextWindow: 100, CompactAt: 0.5, CompactTo: 0.2, TokenCounter: fc1, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []*schema.Message{sys("rules"), user("task"), call("c1"), result("c1", rep("page ", 40)), call("c2"), result("c2", "x")}
+	st := &hooks.State{Messages: slices.Clip(in)}
+	followUp := user("also check page 3")
+	go func() {
+		<-gate.write
+		mu.Lock()
+		st.Messages = append(st.Messages, followUp)
+		mu.Unlock()
+		close(gate.done)
+	}()
+	mu.Lock()
+	err = h.Run(context.Background(), st)
+	got := st.Messages
+	mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []*schema.Message{in[0], in[1], NewSummaryMessage("earlier pages fetched", 2), in[4], in[5], followUp}
+	if diff := ftDiff(got, want); diff != "" {
+		t.Fatalf("the append was lost or misplaced: %s\n%s", diff, Render(got, RenderOptions{}))
+	}
+	if got[len(got)-1] != followUp {
+		t.Fatal("the appended message is not the very one written")
+	}
+}
+
+// TestConcurrentRewriteWinsOverCompaction: when the conversation was
+// rewritten (not merely appended to) while the compactor ran, the hook keeps
+// that rewrite instead of clobbering it, and says so.
+func TestConcurrentRewriteWinsOverCompaction(t *testing.T) {
+	t.Parallel()
+	in := []*schema.Message{sys("rules"), user("task"), call("c1"), result("c1", rep("page ", 40)), call("c2"), result("c2", "x")}
+	st := &hooks.State{Messages: in}
+	rewrite := []*schema.Message{sys("rules"), user("a different task")}
+	var logs bytes.Buffer
+	comp := CompactorFunc(func(context.Context, []*schema.Message, int, TokenCounter) ([]*schema.Message, error) {
+		st.Messages = rewrite // another writer replaced the conversation meanwhile
+		return []*schema.Message{in[0], in[1], NewSummaryMessage("s", 2), in[4], in[5]}, nil
+	})
+	h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: comp, ContextWindow: 100, CompactAt: 0.5, CompactTo: 0.2, TokenCounter: fc1,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Run(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(st.Messages, rewrite) {
+		t.Fatalf("the concurrent rewrite was clobbered: %s", Render(st.Messages, RenderOptions{}))
+	}
+	if !strings.Contains(logs.String(), "rewritten while compaction ran") {
+		t.Errorf("no warning logged:\n%s", logs.String())
+	}
+}
