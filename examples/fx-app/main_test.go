@@ -74,6 +74,11 @@ func TestOfflineDemoCompactsAtLeastTwice(t *testing.T) {
 		if c.tokAfter >= c.tokBefore || c.msgsAfter >= c.msgsBefore || c.replaced < 1 {
 			t.Errorf("compaction %d: tokens %d -> %d, %d replaced; want a real reduction", i+1, c.tokBefore, c.tokAfter, c.replaced)
 		}
+		// The replaced steps read files, so the ledger has paths to track,
+		// and every one is either kept or reported dropped.
+		if c.ids.Found == 0 || c.ids.Survived+c.ids.Appended+c.ids.Dropped != c.ids.Found {
+			t.Errorf("compaction %d: identifiers %+v", i+1, c.ids)
+		}
 	}
 	// Every prompt stayed under the window, while the uncompacted
 	// conversation grew past it: compaction is what kept the run going.

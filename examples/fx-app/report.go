@@ -46,8 +46,9 @@ type compactionStat struct {
 	msgsBefore, msgsAfter    int
 	tokBefore, tokAfter, tgt int
 	latency                  time.Duration
-	rounds                   int
+	rounds, attempts         int
 	sumPrompt, sumCompletion int // the summarizer's reported usage
+	ids                      compaction.IdentifierStats
 }
 
 type reporterKey struct{}
@@ -168,6 +169,11 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	}
 	for _, rd := range rep.Rounds {
 		c.latency += rd.Latency
+		c.attempts += max(rd.Attempts, 1)
+		c.ids.Found += rd.Identifiers.Found
+		c.ids.Survived += rd.Identifiers.Survived
+		c.ids.Appended += rd.Identifiers.Appended
+		c.ids.Dropped += rd.Identifiers.Dropped
 		if rd.Usage != nil {
 			c.sumPrompt += rd.Usage.PromptTokens
 			c.sumCompletion += rd.Usage.CompletionTokens
@@ -180,8 +186,12 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	}
 	c.tiers = strings.Join(tiers, " + ")
 	r.compactions = append(r.compactions, c)
-	r.printf("  ↳ compaction #%d before step %d: %s; %d messages replaced (%d → %d), tokens %d → %d (target %d), summarizer %s\n",
-		len(r.compactions), c.beforeStep, c.tiers, c.replaced, c.msgsBefore, c.msgsAfter, c.tokBefore, c.tokAfter, c.tgt, ms(c.latency))
+	ids := ""
+	if c.ids.Found > 0 {
+		ids = fmt.Sprintf(", identifiers kept %d/%d", c.ids.Survived+c.ids.Appended, c.ids.Found)
+	}
+	r.printf("  ↳ compaction #%d before step %d: %s; %d messages replaced (%d → %d), tokens %d → %d (target %d), summarizer %s%s\n",
+		len(r.compactions), c.beforeStep, c.tiers, c.replaced, c.msgsBefore, c.msgsAfter, c.tokBefore, c.tokAfter, c.tgt, ms(c.latency), ids)
 }
 
 // summary writes the closing table. It is printed even with --quiet.
@@ -197,11 +207,17 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 		peakEst = max(peakEst, s.est)
 		peakProvider = max(peakProvider, s.provider)
 	}
-	var replaced, rounds, sumPrompt, sumCompletion int
+	var replaced, rounds, attempts, sumPrompt, sumCompletion int
 	var latency time.Duration
+	var ids compaction.IdentifierStats
 	for _, c := range r.compactions {
 		replaced += c.replaced
 		rounds += c.rounds
+		attempts += c.attempts
+		ids.Found += c.ids.Found
+		ids.Survived += c.ids.Survived
+		ids.Appended += c.ids.Appended
+		ids.Dropped += c.ids.Dropped
 		latency += c.latency
 		sumPrompt += c.sumPrompt
 		sumCompletion += c.sumCompletion
@@ -219,7 +235,11 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 	if rounds == 0 {
 		row("summarizer", "%s: not called", res.summarizer)
 	} else {
-		row("summarizer", "%s: %d calls, %s, %d prompt + %d completion tokens", res.summarizer, rounds, ms(latency), sumPrompt, sumCompletion)
+		row("summarizer", "%s: %d rounds, %d calls, %s, %d prompt + %d completion tokens", res.summarizer, rounds, attempts, ms(latency), sumPrompt, sumCompletion)
+	}
+	if ids.Found > 0 {
+		row("identifiers", "%d found in replaced messages: %d (%s) written into summaries, %d appended verbatim by the ledger, %d dropped by its cap",
+			ids.Found, ids.Survived, percent(ids.Survived, ids.Found), ids.Appended, ids.Dropped)
 	}
 	row("peak prompt", "~%d est / %d provider", peakEst, peakProvider)
 	row("final prompt", "~%d est / %d provider; ~%d without compaction", last.est, last.provider, last.shadow)
