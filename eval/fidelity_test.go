@@ -25,7 +25,7 @@ const (
 // tunedLedger is the smallest round configuration found for the corpus's
 // 16k window at which no round drops an identifier: every trajectory's
 // largest ledger block fits MaxTokens (2240 is the measured threshold; 2176
-// drops 6), and MaxRemembered keeps the markers of folded summaries complete.
+// drops 9), and MaxRemembered keeps the markers of folded summaries complete.
 var tunedLedger = compaction.LedgerConfig{MaxTokens: 2560, MaxRemembered: 400}
 
 // evalCompactor is the summarization compactor with the extractive model and
