@@ -13,6 +13,14 @@
 //     by a chat model, a few groups at a time, and never separates a tool call
 //     from its results.
 //
+// Other compactors share the same contract: SlidingWindowCompactor drops the
+// oldest turns and steps and leaves a note, ToolResultPruningCompactor
+// replaces old large tool results with a placeholder, and Pipeline chains
+// compactors until the target is met (cheap passes first, summarization
+// last). Summaries keep exact identifiers through an identifier ledger (see
+// LedgerConfig), and every triggered compaction produces a Report for an
+// Observer, slog and Eino callback handlers.
+//
 // Sizes are measured by a TokenCounter over a plain-text rendering of the
 // conversation (see Render). ApproximateTokenCounter divides code points by a
 // ratio and charges attachments a flat price; it needs no tokenizer.
