@@ -8,7 +8,8 @@
 //
 //   - the compaction.TokenCounter named by compaction.counter;
 //   - the summarizer chat model (type Summarizer): an OpenAI-compatible client
-//     when an endpoint is configured, otherwise the offline extractive summarizer;
+//     behind retries and a fallback to the offline extractive summarizer when
+//     an endpoint is configured, otherwise the offline summarizer alone;
 //   - the compaction.Compactor chosen by compaction.strategy;
 //   - the *compaction.CompactionHook, contributed to the hook group at
 //     hooks.BeforeLLM, reporting every compaction to the observers in the

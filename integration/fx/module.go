@@ -2,6 +2,7 @@ package compactfx
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"go.uber.org/fx"
@@ -20,7 +21,12 @@ import (
 func Module(cfg *Config) fx.Option {
 	return fx.Module("einocompact",
 		fx.Provide(
-			func() (*Config, error) { return cfg, cfg.Validate() },
+			func() (*Config, error) {
+				if cfg == nil {
+					return nil, errors.New("compactfx: Module needs a *Config; start from DefaultConfig")
+				}
+				return cfg, cfg.Validate()
+			},
 			provideCounter,
 			provideSummarizer,
 			provideCompactor,

@@ -85,6 +85,14 @@ func TestModuleRejectsInvalidConfigNamingTheKey(t *testing.T) {
 	}
 }
 
+func TestModuleNilConfig(t *testing.T) {
+	t.Parallel()
+	app := fx.New(fx.NopLogger, Module(nil), fx.Invoke(func(*hooks.Registry) {}))
+	if err := app.Err(); err == nil || !strings.Contains(err.Error(), "needs a *Config") {
+		t.Fatalf("fx.New error = %v", err)
+	}
+}
+
 // lcEvents records lifecycle calls in order, across goroutines.
 type lcEvents struct {
 	mu  sync.Mutex
