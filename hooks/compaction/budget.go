@@ -34,15 +34,17 @@ func (r *remainder) groupTokens(group []int) (int, error) {
 // tail and the marker between them.
 const minCutRunes = 96
 
-// fitTranscript returns the messages to show the summarizer for indices and
-// the transcript's size. Under MaxSummarizerInputTokens it cuts the longest
-// texts of the planned messages (copies; the conversation is untouched),
-// keeping head and tail and marking the cut, halving the allowance until the
-// transcript fits or nothing more can be cut. It reports how many messages
-// were cut.
-func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*schema.Message, indices []int, counter TokenCounter) ([]*schema.Message, int, int, error) {
+// fitTranscript returns the transcript to show the summarizer for indices,
+// its size, and how many messages were cut to make it fit. Under
+// MaxSummarizerInputTokens it cuts the longest texts of the planned messages
+// (copies; the conversation is untouched), keeping head and tail and marking
+// the cut, halving the allowance until the transcript fits or nothing more
+// can be cut.
+func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*schema.Message, indices []int, counter TokenCounter) (string, int, int, error) {
+	var text string
 	size := func(msgs []*schema.Message) (int, error) {
-		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(Transcript(msgs, indices))}, nil)
+		text = Transcript(msgs, indices)
+		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(text)}, nil)
 		if err != nil {
 			return 0, fmt.Errorf("compaction: measuring the summarizer's transcript: %w", err)
 		}
@@ -50,7 +52,7 @@ func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*
 	}
 	n, err := size(messages)
 	if err != nil || c.maxInput == 0 || n <= c.maxInput {
-		return messages, 0, n, err
+		return text, 0, n, err
 	}
 	longest := 0
 	for _, i := range indices {
@@ -69,13 +71,13 @@ func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*
 			}
 		}
 		if n, err = size(shown); err != nil {
-			return nil, 0, 0, err
+			return "", 0, 0, err
 		}
 		if n <= c.maxInput || limit/2 < minCutRunes {
-			return shown, cut, n, nil
+			return text, cut, n, nil
 		}
 	}
-	return messages, 0, n, nil
+	return text, 0, n, nil
 }
 
 // cutMessage returns a copy of m with every text longer than limit code

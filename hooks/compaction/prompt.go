@@ -61,9 +61,14 @@ var entryLookalike = regexp.MustCompile(`(?i)\[(\s*conversation_summary\s*)\]`)
 // summaryPrompt returns the summarizer's input: the instruction as a system
 // message and the transcript of the selected messages as a user message.
 func summaryPrompt(instruction string, messages []*schema.Message, indices []int) []*schema.Message {
+	return promptFor(instruction, Transcript(messages, indices))
+}
+
+// promptFor wraps a transcript already built by Transcript.
+func promptFor(instruction, transcript string) []*schema.Message {
 	return []*schema.Message{
 		schema.SystemMessage(instruction),
-		schema.UserMessage(transcriptOpen + "\n" + Transcript(messages, indices) + "\n" + transcriptClose),
+		schema.UserMessage(transcriptOpen + "\n" + transcript + "\n" + transcriptClose),
 	}
 }
 

@@ -256,13 +256,13 @@ func (c *SummarizationCompactor) round(ctx context.Context, messages []*schema.M
 
 func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*schema.Message, plan Plan, before int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
 	entries := c.ledger.collect(messages, plan.Indices)
-	shown, truncated, inputTokens, err := c.fitTranscript(ctx, messages, plan.Indices, counter)
+	transcript, truncated, inputTokens, err := c.fitTranscript(ctx, messages, plan.Indices, counter)
 	if err != nil {
 		return nil, 0, err
 	}
 	rep.Truncated, rep.InputTokens = truncated, inputTokens
 	start := time.Now()
-	reply, err := c.generate(ctx, summaryPrompt(c.instruction, shown, plan.Indices))
+	reply, err := c.generate(ctx, promptFor(c.instruction, transcript))
 	rep.Latency = time.Since(start)
 	if reply != nil {
 		if reply.ResponseMeta != nil && reply.ResponseMeta.Usage != nil {
