@@ -40,7 +40,9 @@ func (p Plan) Empty() bool { return len(p.Indices) == 0 }
 // It calls no model. The four tiers are tried in order and the first that
 // applies wins:
 //
-//  1. historical turns: the fewest oldest turns before the current task;
+//  1. historical turns: the fewest oldest turns before the current task, a
+//     turn's later steps counted one by one so only the older part of the
+//     last turn needed is taken (the reference takes it whole);
 //  2. historical summaries: at least two of this compactor's summaries before
 //     the current task, folded into one;
 //  3. current-task steps: the fewest oldest agent steps, never one of the
@@ -115,6 +117,34 @@ func historicalTurns(messages []*schema.Message, r planRegions, seq []int) [][]i
 	}
 	if start >= 0 {
 		out = append(out, seq[start:r.historyEnd()])
+	}
+	return out
+}
+
+// turnUnits cuts each turn at its step boundaries: the request with its
+// first step, then each later step (an assistant message with what follows
+// it up to the next assistant message). Taking units oldest first takes
+// whole turns while whole turns are needed, and only the older part of the
+// turn that tips the balance, so recent work of an earlier turn stays
+// verbatim instead of being summarized for a few tokens' sake. A turn's
+// request is never separated from its first reply.
+func turnUnits(messages []*schema.Message, turns [][]int) [][]int {
+	var out [][]int
+	for _, t := range turns {
+		start, firstStep := 0, true
+		for k, i := range t {
+			m := messages[i]
+			if k == 0 || m == nil || m.Role != schema.Assistant {
+				continue
+			}
+			if firstStep {
+				firstStep = false
+				continue
+			}
+			out = append(out, t[start:k])
+			start = k
+		}
+		out = append(out, t[start:])
 	}
 	return out
 }
@@ -263,7 +293,7 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 	}
 
 	st := taskSteps(messages, r, seq)
-	if ts := keepPairs(messages, historicalTurns(messages, r, seq), st); len(ts) > 0 {
+	if ts := keepPairs(messages, turnUnits(messages, historicalTurns(messages, r, seq)), st); len(ts) > 0 {
 		sel, err := taker(ts)
 		return Plan{Tier: TierHistoricalTurns, Indices: sel}, err
 	}
