@@ -18,9 +18,9 @@ func TestTurnUnits(t *testing.T) {
 		call("c1"), result("c1", rep("first ", 50)), // 2, 3
 		note("sliding_window", "a note inside the turn"), // 4: travels with the step before it
 		call("c2"), result("c2", rep("second ", 50)), // 5, 6
-		asst("old answer"),                           // 7
-		user("current task"),                         // 8
-		call("c3"), result("c3", "third"),            // 9, 10
+		asst("old answer"),                // 7
+		user("current task"),              // 8
+		call("c3"), result("c3", "third"), // 9, 10
 	}
 	without := func(drop ...int) int {
 		var kept []*schema.Message
