@@ -11,10 +11,16 @@
 //   - how many planted facts were in messages that compaction replaced, and
 //     how many of those still appear verbatim in the final conversation;
 //   - the same for every identifier package identifiers extracts from the
-//     replaced messages;
+//     replaced messages, and for those the identifier ledger extracts (its
+//     default extractors over each replaced message as the ledger renders
+//     it): with the ledger on and a large enough cap, all of them survive;
+//   - what the ledger reported (Round.Identifiers summed over the rounds):
+//     found, kept by the summary as written, appended, dropped;
 //   - tokens of the uncompacted and the final conversation, compactions and
 //     summarizer rounds.
 //
 // Everything is deterministic: the same seed gives the same table. The
-// numbers in docs/fidelity.md come from TestFidelity.
+// numbers in docs/fidelity.md come from TestFidelity, which compares the
+// ledger off, at its defaults and at a cap tuned for the corpus;
+// TestLedgerKeepsEveryIdentifier holds the tuned cap to 100%.
 package eval
