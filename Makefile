@@ -2,7 +2,7 @@
 GO ?= go
 PKGS ?= ./...
 
-.PHONY: test vet lint bench bench-compare demo fmt
+.PHONY: test vet lint bench bench-compare demo fmt fuzz load
 
 ## test: vet, then run every test (race detector on) once.
 test: vet
@@ -34,3 +34,20 @@ bench-compare:
 ## demo: the project's main job: the fx agent app, offline (recorded model, real tools, extractive summarizer).
 demo:
 	$(GO) run ./examples/fx-app
+
+## fuzz: explore each fuzz target for FUZZTIME (default 20s); `make test`
+## already replays their committed corpora in hooks/compaction/testdata/fuzz.
+FUZZTIME ?= 20s
+FUZZ_TARGETS := FuzzRender FuzzMarkerOf FuzzCompact
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== $$t"; \
+		$(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) ./hooks/compaction/; \
+	done
+
+## load: 200 concurrent agent runs sharing one hook, compactor and counter,
+## with a slow summarizer that fails at random: under -race, then without it
+## for runs/s and hook latency (`make test` runs a 40-run version).
+load:
+	EINOCOMPACT_LOAD=full $(GO) test -race -count=1 -v -run='^TestLoadSharedHookManyRuns$$' ./hooks/compaction/
+	EINOCOMPACT_LOAD=full $(GO) test -count=1 -v -run='^TestLoadSharedHookManyRuns$$' ./hooks/compaction/

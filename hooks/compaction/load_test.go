@@ -57,10 +57,28 @@ func (s *ldSummarizer) Stream(context.Context, []*schema.Message, ...model.Optio
 	return nil, errors.New("ldSummarizer does not stream")
 }
 
-// ldTimer records how long each hook call took.
+// ldTimer records how long each hook call took, and for compactions the
+// part of it not spent waiting for the summarizer.
 type ldTimer struct {
 	mu        sync.Mutex
 	latencies []time.Duration
+	own       []time.Duration
+}
+
+// observe is the hook's Observer: it counts successful compactions.
+func (l *ldTimer) observe(compactions *atomic.Int64) Observer {
+	return ObserverFunc(func(_ context.Context, r Report) {
+		if r.Err == nil && r.Compacted {
+			compactions.Add(1)
+		}
+		own := r.Duration
+		for _, round := range r.Rounds {
+			own -= round.Latency
+		}
+		l.mu.Lock()
+		l.own = append(l.own, own)
+		l.mu.Unlock()
+	})
 }
 
 func (l *ldTimer) wrap(h hooks.Hook) hooks.Hook {
@@ -75,11 +93,11 @@ func (l *ldTimer) wrap(h hooks.Hook) hooks.Hook {
 	})
 }
 
-// percentile returns the p-th percentile (nearest rank) of the recorded latencies.
-func (l *ldTimer) percentile(p float64) time.Duration {
+// percentile returns the p-th percentile (nearest rank) of durations.
+func (l *ldTimer) percentile(durations *[]time.Duration, p float64) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := slices.Clone(l.latencies)
+	s := slices.Clone(*durations)
 	if len(s) == 0 {
 		return 0
 	}
@@ -102,16 +120,12 @@ func TestLoadSharedHookManyRuns(t *testing.T) {
 	}
 	counter := DefaultCounter()
 	var compactions atomic.Int64
+	timer := &ldTimer{}
 	h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: c, ContextWindow: 400, TokenCounter: counter, Logger: discardLogger(),
-		Observer: ObserverFunc(func(_ context.Context, r Report) {
-			if r.Err == nil && r.Compacted {
-				compactions.Add(1)
-			}
-		})})
+		Observer: timer.observe(&compactions)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	timer := &ldTimer{}
 	m := &arModel{}
 	a := arAgent(t, m, timer.wrap(h))
 
@@ -143,7 +157,9 @@ func TestLoadSharedHookManyRuns(t *testing.T) {
 	if compactions.Load() == 0 || sum.failures.Load() == 0 {
 		t.Errorf("%d compactions and %d summarizer failures; the load exercised neither", compactions.Load(), sum.failures.Load())
 	}
-	t.Logf("%d runs x %d steps in %v: %.1f runs/s; %d hook calls, p50 %v, p99 %v; %d compactions, %d summarizer calls, %d failed",
+	t.Logf("%d runs x %d steps in %v: %.1f runs/s; %d hook calls: p50 %v, p99 %v; %d triggered: p50 %v, p99 %v outside the summarizer; "+
+		"%d compactions, %d summarizer calls, %d failed",
 		runs, steps, elapsed.Round(time.Millisecond), float64(runs)/elapsed.Seconds(), len(timer.latencies),
-		timer.percentile(50), timer.percentile(99), compactions.Load(), sum.calls.Load(), sum.failures.Load())
+		timer.percentile(&timer.latencies, 50), timer.percentile(&timer.latencies, 99), len(timer.own),
+		timer.percentile(&timer.own, 50), timer.percentile(&timer.own, 99), compactions.Load(), sum.calls.Load(), sum.failures.Load())
 }
