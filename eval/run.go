@@ -216,8 +216,8 @@ func checkNoOrphans(conv []*schema.Message) error {
 
 // RoundTotals sums summarizer rounds.
 type RoundTotals struct {
-	OK, Failed  int
-	Identifiers compaction.IdentifierStats // summed over every round
+	OK, Failed  int                        // rounds with and without a summary applied
+	Identifiers compaction.IdentifierStats // Round.Identifiers summed over every round
 }
 
 func (a RoundTotals) minus(b RoundTotals) RoundTotals {
