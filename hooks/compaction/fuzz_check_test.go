@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
@@ -104,7 +105,13 @@ func invFingerprint(msgs []*schema.Message) string {
 // smaller, keeps the leading system block, the task anchor (still the last
 // real user message) and the newest minKeep steps, keeps every surviving
 // message in order, adds only well-formed summaries, and pairs every call.
-func invCompacted(in []*schema.Message, fingerprint string, out []*schema.Message, before, after int, minKeep int) error {
+//
+// New messages must carry the marker of one of strategies (default: only
+// StrategySummarization); summaries must also have the summary's shape.
+func invCompacted(in []*schema.Message, fingerprint string, out []*schema.Message, before, after int, minKeep int, strategies ...string) error {
+	if len(strategies) == 0 {
+		strategies = []string{StrategySummarization}
+	}
 	if invFingerprint(in) != fingerprint {
 		return fmt.Errorf("the input conversation was modified")
 	}
@@ -138,8 +145,11 @@ func invCompacted(in []*schema.Message, fingerprint string, out []*schema.Messag
 			continue
 		}
 		mk, ok := MarkerOf(m)
-		if !ok || mk.Strategy != StrategySummarization || mk.SummarizedMessages < 1 || m.Role != schema.User ||
-			!strings.HasPrefix(m.Content, "<conversation_summary>\n") || !strings.HasSuffix(m.Content, "\n</conversation_summary>") {
+		if !ok || !slices.Contains(strategies, mk.Strategy) {
+			return fmt.Errorf("message %d is new but carries no marker of %v: %q %v", i, strategies, m.Content, m.Extra)
+		}
+		if mk.Strategy == StrategySummarization && (mk.SummarizedMessages < 1 || m.Role != schema.User ||
+			!strings.HasPrefix(m.Content, "<conversation_summary>\n") || !strings.HasSuffix(m.Content, "\n</conversation_summary>")) {
 			return fmt.Errorf("message %d is new but not a well-formed summary: %q %v", i, m.Content, m.Extra)
 		}
 	}
