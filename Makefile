@@ -42,7 +42,7 @@ FUZZ_TARGETS := FuzzRender FuzzMarkerOf FuzzCompact FuzzCompactors
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $$t"; \
-		$(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) ./hooks/compaction/; \
+		$(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=10s ./hooks/compaction/; \
 	done
 
 ## load: 200 concurrent agent runs sharing one hook, compactor and counter,

@@ -37,7 +37,12 @@ func TestFaultsAgentRunContinuesOrFailsCleanly(t *testing.T) {
 					t.Fatal(err)
 				}
 				m := &arModel{}
-				res, err := arAgent(t, m, h).Run(arWithRun(ctx, &arRun{steps: 6}), []*schema.Message{user("collect the pages")})
+				input := []*schema.Message{sys("be brief"), user("older request"), asst(rep("older answer ", 30)), user("collect the pages")}
+				fingerprint := invFingerprint(input)
+				res, err := arAgent(t, m, h).Run(arWithRun(ctx, &arRun{steps: 6}), input)
+				if invFingerprint(input) != fingerprint {
+					t.Fatal("agent.Run modified the caller's messages")
+				}
 				if p := m.seenProblems(); len(p) > 0 {
 					t.Fatalf("the agent's model was sent malformed prompts: %v", p)
 				}

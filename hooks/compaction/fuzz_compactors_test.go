@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -19,6 +20,7 @@ func FuzzCompactors(f *testing.F) {
 	f.Add([]byte("\x01\x00\x02\x00\x03\x03\x01\x04\x04\x02\x06\x06"), uint16(20), uint8(0), uint8(0x09))
 	f.Add([]byte("\x00\x07\x09\x00\x03\x08\x05\x01\x03\x03\x03"), uint16(0), uint8(2), uint8(0x1e))
 	f.Fuzz(func(t *testing.T, conv []byte, target uint16, minKeep uint8, knobs uint8) {
+		defer fzWatchdog(20 * time.Second)()
 		ctx := context.Background()
 		keep := int(minKeep % 4)
 		pruneKeep, minTokens := max(keep, 1), int(minKeep>>2)*8

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -116,6 +118,16 @@ func (s *fzSummarizer) seen() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.prompts...)
+}
+
+// fzWatchdog crashes the test binary with every goroutine's stack when one
+// fuzz input runs longer than limit: an input that hangs the compactor would
+// otherwise stall the fuzzer silently. Call the returned func when done.
+func fzWatchdog(limit time.Duration) (stop func() bool) {
+	return time.AfterFunc(limit, func() {
+		buf := make([]byte, 1<<20)
+		panic(fmt.Sprintf("fuzz input ran longer than %v; goroutines:\n%s", limit, buf[:runtime.Stack(buf, true)]))
+	}).Stop
 }
 
 // report returns the counters under the lock.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -160,6 +161,7 @@ func FuzzCompact(f *testing.F) {
 	f.Add([]byte("\x01\x00\x02\x00\x03\x03\x01\x04\x04\x02"), []byte{fzOK, fzError, fzOK}, uint16(50), uint8(0), uint16(1), uint8(0x1a))
 	f.Add([]byte("\x00\x07\x09\x00\x03\x08\x05\x01"), []byte{fzPanic, fzHuge, fzTagged}, uint16(0), uint8(2), uint16(3), uint8(0x3f))
 	f.Fuzz(func(t *testing.T, conv, script []byte, target uint16, minKeep uint8, approx uint16, knobs uint8) {
+		defer fzWatchdog(20 * time.Second)()
 		keep := int(minKeep % 4)
 		raise := knobs&1 == 1
 		counter := []TokenCounter{fc1, fc4, DefaultCounter(), TokenCounterFunc(fc1.Count)}[knobs>>1&3]
