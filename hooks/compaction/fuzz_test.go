@@ -160,29 +160,32 @@ func FuzzCompact(f *testing.F) {
 	f.Add([]byte("\x02\x03\x03\x05\x00\x07"), []byte{}, uint16(200), uint8(1), uint16(10), uint8(0))
 	f.Add([]byte("\x01\x00\x02\x00\x03\x03\x01\x04\x04\x02"), []byte{fzOK, fzError, fzOK}, uint16(50), uint8(0), uint16(1), uint8(0x1a))
 	f.Add([]byte("\x00\x07\x09\x00\x03\x08\x05\x01"), []byte{fzPanic, fzHuge, fzTagged}, uint16(0), uint8(2), uint16(3), uint8(0x3f))
-	f.Fuzz(func(t *testing.T, conv, script []byte, target uint16, minKeep uint8, approx uint16, knobs uint8) {
-		defer fzWatchdog(20 * time.Second)()
-		keep := int(minKeep % 4)
-		raise := knobs&1 == 1
-		counter := []TokenCounter{fc1, fc4, DefaultCounter(), TokenCounterFunc(fc1.Count)}[knobs>>1&3]
-		rounds := 1 + int(knobs>>3&7)
-		model := &fzSummarizer{script: script}
-		c, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{
-			ChatModel: model, MinKeepSteps: &keep, ApproximateSummaryTokens: new(1 + int(approx%2048)),
-			RaiseOnFailure: raise, Logger: slog.New(slog.DiscardHandler),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := &fzBuilder{r: &fzReader{b: conv}}
-		b.system()
-		b.grow(40)
-		for round := range rounds {
-			b.msgs = fzCompactRound(t, c, model, b.msgs, int(target), counter, keep, raise, round)
-			b.settle()
-			b.grow(4)
-		}
+	f.Fuzz(fzCompact)
+}
+
+// fzCompact is FuzzCompact's body.
+func fzCompact(t *testing.T, conv, script []byte, target uint16, minKeep uint8, approx uint16, knobs uint8) {
+	defer fzWatchdog(20 * time.Second)()
+	keep := int(minKeep % 4)
+	raise := knobs&1 == 1
+	counter := []TokenCounter{fc1, fc4, DefaultCounter(), TokenCounterFunc(fc1.Count)}[knobs>>1&3]
+	rounds := 1 + int(knobs>>3&7)
+	model := &fzSummarizer{script: script}
+	c, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{
+		ChatModel: model, MinKeepSteps: &keep, ApproximateSummaryTokens: new(1 + int(approx%2048)),
+		RaiseOnFailure: raise, Logger: slog.New(slog.DiscardHandler),
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &fzBuilder{r: &fzReader{b: conv}}
+	b.system()
+	b.grow(40)
+	for round := range rounds {
+		b.msgs = fzCompactRound(t, c, model, b.msgs, int(target), counter, keep, raise, round)
+		b.settle()
+		b.grow(4)
+	}
 }
 
 // fzCompactRound runs one compaction of in and checks it; on success it
