@@ -38,7 +38,7 @@ demo:
 ## fuzz: explore each fuzz target for FUZZTIME (default 20s); `make test`
 ## already replays their committed corpora in hooks/compaction/testdata/fuzz.
 FUZZTIME ?= 20s
-FUZZ_TARGETS := FuzzRender FuzzMarkerOf FuzzCompact FuzzCompactors
+FUZZ_TARGETS := FuzzRender FuzzMarkerOf FuzzCompact FuzzCompactors FuzzHook
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $$t"; \
