@@ -74,6 +74,9 @@ func invLandmarksOf(msgs []*schema.Message) invLandmarks {
 	start := se
 	for i := len(msgs) - 1; i >= se; i-- {
 		m := msgs[i]
+		if m == nil {
+			continue
+		}
 		if _, marked := m.Extra[MetaKey]; m.Role == schema.User && !marked {
 			l.anchor, start = m, i+1
 			break
@@ -81,6 +84,8 @@ func invLandmarksOf(msgs []*schema.Message) invLandmarks {
 	}
 	for i := start; i < len(msgs); i++ {
 		switch {
+		case msgs[i] == nil || (i > 0 && msgs[i-1] == nil):
+			continue
 		case msgs[i].Role == schema.Assistant:
 			l.steps = append(l.steps, []*schema.Message{msgs[i]})
 		case msgs[i].Role == schema.Tool && len(l.steps) > 0 && i > 0 && (msgs[i-1].Role == schema.Tool || msgs[i-1].Role == schema.Assistant):
@@ -134,7 +139,7 @@ func invCompacted(in []*schema.Message, fingerprint string, out []*schema.Messag
 	last := -1
 	var lastUser *schema.Message
 	for i, m := range out {
-		if m.Role == schema.User && !HasMarkerKey(m) {
+		if m != nil && m.Role == schema.User && !HasMarkerKey(m) {
 			lastUser = m
 		}
 		if p, ok := pos[m]; ok {
