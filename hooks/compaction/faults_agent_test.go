@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/schema"
+	"go.uber.org/goleak"
 )
 
 // TestFaultsAgentRunContinuesOrFailsCleanly: the fault table at agent level.
@@ -65,5 +66,32 @@ func TestFaultsAgentRunContinuesOrFailsCleanly(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestFaultsLeaveNoGoroutines: runs that die of a hanging or cancelled
+// summarizer, or fail with RaiseOnFailure, leave no goroutine behind. Not
+// parallel, so goleak sees only this test's goroutines.
+func TestFaultsLeaveNoGoroutines(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, f := range ftFaults {
+		ctx, cancel := context.WithCancel(context.Background())
+		if errors.Is(f.want, context.DeadlineExceeded) {
+			ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+		}
+		sum := &ftModel{script: []ftReply{f.reply}, cancel: cancel}
+		c, err := NewSummarizationCompactor(ctx, &SummarizationConfig{ChatModel: sum, ApproximateSummaryTokens: new(20),
+			RaiseOnFailure: true, Logger: discardLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := NewCompactionHook(ctx, &HookConfig{Compactor: c, ContextWindow: 400, TokenCounter: fc4, Logger: discardLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := arAgent(t, &arModel{}, h).Run(arWithRun(ctx, &arRun{steps: 6}), []*schema.Message{user("collect the pages")}); err == nil {
+			t.Errorf("%s: the run did not fail", f.name)
+		}
+		cancel()
 	}
 }
