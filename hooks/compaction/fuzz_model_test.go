@@ -19,6 +19,8 @@ import (
 // fails. It checks each prompt it receives and records what it saw.
 type fzSummarizer struct {
 	script []byte
+	// instruction, when set, is the system prompt every call must carry verbatim.
+	instruction string
 
 	mu       sync.Mutex
 	calls    int
@@ -98,6 +100,9 @@ func (s *fzSummarizer) checkPrompt(in []*schema.Message) {
 	if len(in) != 2 || in[0].Role != schema.System || in[1].Role != schema.User {
 		bad("prompt is not [system, user]: %d messages", len(in))
 		return
+	}
+	if s.instruction != "" && in[0].Content != s.instruction {
+		bad("the system prompt is not the configured instruction: %.80q", in[0].Content)
 	}
 	text := in[1].Content
 	const open, closing = "<conversation_to_summarize>\n", "\n</conversation_to_summarize>"
