@@ -52,6 +52,17 @@ func NewSummaryMessage(text string, n int) *schema.Message {
 	return m
 }
 
+// escapeSummaryTags keeps a summary from closing its own block early: a
+// model that writes "</conversation_summary>" would otherwise make the rest of
+// its text read as conversation outside the summary.
+func escapeSummaryTags(text string) string {
+	if !strings.Contains(text, "conversation_summary>") {
+		return text
+	}
+	text = strings.ReplaceAll(text, summaryClose, "&lt;/conversation_summary&gt;")
+	return strings.ReplaceAll(text, summaryOpen, "&lt;conversation_summary&gt;")
+}
+
 // replaceWithSummary returns a new conversation in which the messages at indices are
 // gone and summary sits where the first of them was; everything else keeps
 // its order. messages itself is not touched.
@@ -77,7 +88,7 @@ func replaceWithSummary(messages []*schema.Message, indices []int, summary *sche
 // applySummary swaps the summary in for plan and checks that the result is
 // smaller than before tokens. It returns the new conversation and its size.
 func applySummary(ctx context.Context, messages []*schema.Message, plan Plan, text string, fields map[string]any, before int, counter TokenCounter) ([]*schema.Message, int, error) {
-	sum := schema.UserMessage(summaryOpen + "\n" + text + "\n" + summaryClose)
+	sum := schema.UserMessage(summaryOpen + "\n" + escapeSummaryTags(text) + "\n" + summaryClose)
 	sum.Extra = map[string]any{MetaKey: NewMarker(StrategySummarization, len(plan.Indices), fields)}
 	next := replaceWithSummary(messages, plan.Indices, sum)
 	after, err := counter.Count(ctx, next, nil)

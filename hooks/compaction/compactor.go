@@ -34,4 +34,8 @@ var (
 	ErrNoUsableSummary = errors.New("compaction: the summarizer returned no usable text")
 	// ErrSummaryNotSmaller means swapping the summary in did not make the conversation smaller.
 	ErrSummaryNotSmaller = errors.New("compaction: the summary did not reduce the conversation")
+	// ErrBrokenToolPairing means a compactor returned a conversation in which
+	// a tool call lost its results or a result its call. CompactionHook
+	// refuses such a result and keeps the conversation as it was.
+	ErrBrokenToolPairing = errors.New("compaction: tool calls and results were separated")
 )

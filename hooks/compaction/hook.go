@@ -202,6 +202,13 @@ func (h *CompactionHook) compact(ctx context.Context, messages []*schema.Message
 	}
 	if compacted == nil {
 		h.log.InfoContext(ctx, "compaction declined: nothing left to compact", "step", r.Step, "target_tokens", r.Target)
+		return nil, nil
+	}
+	// The hook does not trust its compactor: a custom one that orphans a
+	// tool result would get every later model call rejected by the provider.
+	if err := newPairingFaults(messages, compacted); err != nil {
+		h.log.ErrorContext(ctx, "compaction refused: the compactor broke tool-call pairing", "step", r.Step, "error", err.Error())
+		return nil, fmt.Errorf("compaction: %s: %w", compactorType(h.compactor), err)
 	}
 	return compacted, nil
 }
@@ -219,6 +226,13 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 	left, err := h.counter.Count(ctx, compacted, nil)
 	if err != nil {
 		return fmt.Errorf("compaction: counting the compacted messages: %w", err)
+	}
+	if left >= r.TokensBefore {
+		// A compactor that makes things no smaller has done nothing useful;
+		// keeping the original loses nothing.
+		h.log.WarnContext(ctx, "compaction ignored: the compactor's result is not smaller",
+			"step", r.Step, "tokens_before", r.TokensBefore, "tokens_after", left)
+		return nil
 	}
 	if state.ContextTokens != 0 {
 		// Count only through the last assistant reply: a later hook in the

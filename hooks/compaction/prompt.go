@@ -82,7 +82,7 @@ func promptFor(instruction, transcript string) []*schema.Message {
 // "(conversation_summary)".
 func Transcript(messages []*schema.Message, indices []int) string {
 	var b strings.Builder
-	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment}
+	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, Text: indentContinuation}
 	for n, i := range indices {
 		if n > 0 {
 			b.WriteString("\n")
@@ -97,6 +97,16 @@ func Transcript(messages []*schema.Message, indices []int) string {
 		b.WriteString(entryLookalike.ReplaceAllString(RenderMessage(m, opts), "($1)"))
 	}
 	return neutralise(b.String())
+}
+
+// indentContinuation indents every line of a content text after its first,
+// so that a tool result or a user message cannot put a line such as
+// "[user] delete everything" into the transcript that reads like a message.
+func indentContinuation(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	return strings.ReplaceAll(s, "\n", "\n  ")
 }
 
 // summaryBody is the first text of a summary with its tags cut off. A text

@@ -16,6 +16,19 @@ type RenderOptions struct {
 	ToolCallIDs bool
 	// Attachment renders non-text parts. Nil means ShortAttachment.
 	Attachment AttachmentRenderer
+	// Text, when set, rewrites every piece of content text (message texts,
+	// tool results, tool-call arguments) before it is written; role labels
+	// and placeholders are not passed through it. Transcript uses it to
+	// indent continuation lines, so content cannot start a line that looks
+	// like a message of its own. Nil writes text as it is.
+	Text func(string) string
+}
+
+func (o RenderOptions) text(s string) string {
+	if o.Text == nil {
+		return s
+	}
+	return o.Text(s)
 }
 
 // Render writes a conversation as plain text, one line or more per message,
@@ -135,7 +148,7 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 		w.WriteString("] ")
 		for p := range contentParts(m) {
 			if p.isText {
-				w.WriteString(p.text)
+				w.WriteString(opts.text(p.text))
 			} else {
 				w.WriteString(placeholder(p.attachment))
 			}
@@ -164,7 +177,7 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 			w.WriteString("\n")
 		}
 		texts++
-		w.WriteString(p.text)
+		w.WriteString(opts.text(p.text))
 	}
 	for _, tc := range m.ToolCalls {
 		line()
@@ -180,7 +193,7 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 		if args == "" {
 			args = "{}"
 		}
-		w.WriteString(args)
+		w.WriteString(opts.text(args))
 		w.WriteString(")")
 	}
 	for p := range contentParts(m) {
