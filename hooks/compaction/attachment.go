@@ -190,9 +190,14 @@ type part struct {
 // contentParts yields the content of msg in order: Content first (when not
 // empty), then the parts of UserInputMultiContent, AssistantGenMultiContent
 // and the deprecated MultiContent. Reasoning is skipped: it is the model's
-// scratch work, not conversation.
+// scratch work, not conversation. A nil msg yields nothing, since
+// conversations may hold nil entries and every caller would otherwise have to
+// remember them.
 func contentParts(msg *schema.Message) iter.Seq[part] {
 	return func(yield func(part) bool) {
+		if msg == nil {
+			return
+		}
 		if msg.Content != "" && !yield(part{text: msg.Content, isText: true}) {
 			return
 		}
