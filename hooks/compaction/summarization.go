@@ -221,7 +221,8 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 			return nil, fmt.Errorf("compaction: summarization cancelled: %w", errors.Join(cerr, err))
 		}
 		if err != nil {
-			if c.raise {
+			var ce countError
+			if c.raise || errors.As(err, &ce) {
 				return nil, err
 			}
 			c.log.WarnContext(ctx, "summarization round failed; keeping the last successful result",
@@ -258,7 +259,7 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*sche
 	entries := c.ledger.collect(messages, plan.Indices)
 	transcript, truncated, inputTokens, err := c.fitTranscript(ctx, messages, plan.Indices, counter)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, countError{err}
 	}
 	rep.Truncated, rep.InputTokens = truncated, inputTokens
 	start := time.Now()
@@ -282,7 +283,7 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*sche
 	}
 	repaired, stats, fields, err := c.ledger.repair(ctx, text, entries, counter)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, countError{err}
 	}
 	rep.Identifiers = stats
 	next, after, err := applySummary(ctx, messages, plan, repaired, fields, before, counter)
@@ -293,8 +294,19 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*sche
 		rep.Identifiers.Appended = 0
 		next, after, err = applySummary(ctx, messages, plan, text, fields, before, counter)
 	}
+	if err != nil && !errors.Is(err, ErrSummaryNotSmaller) {
+		return nil, 0, countError{err}
+	}
 	return next, after, err
 }
+
+// countError marks a round that failed because the counter did. That is no
+// fault of the summary, so RaiseOnFailure does not hide it: a round kept
+// after a failed count would rest on numbers nobody measured.
+type countError struct{ err error }
+
+func (e countError) Error() string { return e.err.Error() }
+func (e countError) Unwrap() error { return e.err }
 
 // generate calls the chat model under a callback context of its own, so the
 // summarizer's call is not reported as one of the agent's model calls, and
