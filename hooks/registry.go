@@ -178,10 +178,16 @@ func isNil(h Hook) bool {
 // sameHook compares hooks without panicking on uncomparable dynamic types.
 // Func values and other uncomparable hooks are always distinct: two closures
 // of one literal share a code pointer but not their captured state, so no
-// identity test would be right for them. Lifecycle hooks are normally
-// pointers, which compare exactly.
+// identity test would be right for them. The check is on the values, not
+// the type: a struct type with an interface field is comparable, yet == on
+// two of them panics when the field holds a Func. Lifecycle hooks are
+// normally pointers, which compare exactly.
 func sameHook(a, b Hook) bool {
-	if reflect.TypeOf(a) != reflect.TypeOf(b) || !reflect.TypeOf(a).Comparable() {
+	if reflect.TypeOf(a) != reflect.TypeOf(b) {
+		return false
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if !va.Comparable() || !vb.Comparable() {
 		return false
 	}
 	return a == b
