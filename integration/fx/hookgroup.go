@@ -97,7 +97,9 @@ func NewRegistryFromEntries(entries []HookEntry) (*hooks.Registry, error) {
 		switch {
 		case nilHook(h):
 			// Left unwrapped so that Register reports the nil hook.
-		case reflect.TypeOf(h).Comparable():
+		case reflect.ValueOf(h).Comparable():
+			// The value, not the type: a comparable struct type can still
+			// hold a func in an interface field, and hashing that panics.
 			if wrapped[h] == nil {
 				wrapped[h] = &onceHook{Hook: h}
 			}
