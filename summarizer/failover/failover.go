@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/cloudwego/eino/components"
@@ -202,30 +203,28 @@ func (m *Model) attempt(ctx context.Context, cand Candidate, try int, input []*s
 	return reply, a, err
 }
 
+// hasText applies the compactor's own test of a usable summary (trimmed by
+// strings.TrimSpace: Content, else a text part of AssistantGenMultiContent
+// or the deprecated MultiContent), so that whatever this chain accepts the
+// compactor can use, and whatever the compactor would refuse falls over here.
 func hasText(m *schema.Message) bool {
 	if m == nil {
 		return false
 	}
-	if len(trimmed(m.Content)) > 0 {
+	if strings.TrimSpace(m.Content) != "" {
 		return true
 	}
 	for _, p := range m.AssistantGenMultiContent {
-		if p.Type == schema.ChatMessagePartTypeText && len(trimmed(p.Text)) > 0 {
-			return true
+		if p.Type == schema.ChatMessagePartTypeText {
+			return strings.TrimSpace(p.Text) != ""
+		}
+	}
+	for _, p := range m.MultiContent {
+		if p.Type == schema.ChatMessagePartTypeText {
+			return strings.TrimSpace(p.Text) != ""
 		}
 	}
 	return false
-}
-
-func trimmed(s string) string {
-	i, j := 0, len(s)
-	for i < j && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r') {
-		i++
-	}
-	for j > i && (s[j-1] == ' ' || s[j-1] == '\n' || s[j-1] == '\t' || s[j-1] == '\r') {
-		j--
-	}
-	return s[i:j]
 }
 
 // backoff is BaseDelay·2^(retry-1), capped at MaxDelay, spread by ±Jitter.
