@@ -60,6 +60,9 @@ func InstallReact(ctx context.Context, cfg *react.AgentConfig, hook hooks.Hook) 
 	}
 	infos := make([]*schema.ToolInfo, 0, len(cfg.ToolsConfig.Tools))
 	for i, t := range cfg.ToolsConfig.Tools {
+		if t == nil {
+			return fmt.Errorf("einoint: InstallReact: ToolsConfig.Tools[%d] is nil", i)
+		}
 		info, err := t.Info(ctx)
 		if err != nil {
 			return fmt.Errorf("einoint: InstallReact: ToolsConfig.Tools[%d].Info: %w", i, err)

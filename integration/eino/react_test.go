@@ -143,6 +143,7 @@ func TestInstallReactValidates(t *testing.T) {
 		{"no model", &react.AgentConfig{}, ok, "ToolCallingModel is required"},
 		{"twice", installed, ok, "already has a hook"},
 		{"point not allowed", &react.AgentConfig{ToolCallingModel: chatModel(t, srv)}, afterRunOnly{}, "cannot run at before_llm"},
+		{"nil tool", &react.AgentConfig{ToolCallingModel: chatModel(t, srv), ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{nil}}}, ok, "Tools[0] is nil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
