@@ -15,19 +15,7 @@ func TestConfigurationDocListsEveryKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var keys []string
-	var walk func(reflect.Type, string)
-	walk = func(rt reflect.Type, prefix string) {
-		for name, ft := range yamlFields(rt) {
-			key := join(prefix, name)
-			if ft.Kind() == reflect.Struct && !reflect.PointerTo(ft).Implements(unmarshalerType) {
-				walk(ft, key)
-				continue
-			}
-			keys = append(keys, key)
-		}
-	}
-	walk(reflect.TypeFor[Config](), "")
+	keys := configLeafKeys()
 	if len(keys) < 30 {
 		t.Fatalf("found only %d keys; the walk is broken", len(keys))
 	}
@@ -65,4 +53,23 @@ func TestConfigurationDocExampleLoads(t *testing.T) {
 	if cfg.Compaction.Strategy != StrategyPipeline || cfg.Compaction.ContextWindow != 32768 {
 		t.Errorf("example decoded to %+v", cfg.Compaction)
 	}
+}
+
+// configLeafKeys lists the dotted YAML key of every setting of Config (the
+// leaves: nested sections are walked, not listed).
+func configLeafKeys() []string {
+	var keys []string
+	var walk func(reflect.Type, string)
+	walk = func(rt reflect.Type, prefix string) {
+		for name, ft := range yamlFields(rt) {
+			key := join(prefix, name)
+			if ft.Kind() == reflect.Struct && !reflect.PointerTo(ft).Implements(unmarshalerType) {
+				walk(ft, key)
+				continue
+			}
+			keys = append(keys, key)
+		}
+	}
+	walk(reflect.TypeFor[Config](), "")
+	return keys
 }
