@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -196,6 +197,13 @@ func (h *CompactionHook) compact(ctx context.Context, messages []*schema.Message
 	compacted, err := h.compactor.Compact(cctx, messages, r.Target, h.counter)
 	r.Duration = time.Since(start)
 	r.Rounds = rounds.take()
+	if cerr := ctx.Err(); cerr != nil {
+		// The run ended while the compactor worked. Whatever it returned,
+		// a cancelled run must say so and keep its conversation, also when
+		// a custom compactor declined or ignored ctx.
+		h.log.InfoContext(ctx, "compaction abandoned: the run's context ended", "step", r.Step, "error", cerr.Error())
+		return nil, fmt.Errorf("compaction: %s: %w", compactorType(h.compactor), errors.Join(cerr, err))
+	}
 	if err != nil {
 		h.log.WarnContext(ctx, "compaction failed", "step", r.Step, "error", err.Error())
 		return nil, fmt.Errorf("compaction: %s: %w", compactorType(h.compactor), err)
