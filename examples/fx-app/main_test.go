@@ -15,6 +15,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxtest"
 
+	"github.com/einocompact/einocompact/agent"
 	"github.com/einocompact/einocompact/hooks/compaction"
 	"github.com/einocompact/einocompact/internal/openaitest"
 )
@@ -49,11 +50,7 @@ func TestOfflineDemoCompactsAtLeastTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	var r *runner
-	app := fxtest.New(t, appOptions(cfg, output{w: &out}, quietLog()), fx.Populate(&r))
-	app.RequireStart()
-	res, rep, err := r.run(context.Background())
-	app.RequireStop()
+	res, rep, err := fxappRun(t, cfg, &out)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
@@ -104,6 +101,17 @@ func TestOfflineDemoCompactsAtLeastTwice(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
+}
+
+// fxappRun starts the application built from cfg, runs its task once with
+// the step report going to w, and stops it.
+func fxappRun(t *testing.T, cfg *appConfig, w io.Writer) (*agent.Result, *reporter, error) {
+	t.Helper()
+	var r *runner
+	app := fxtest.New(t, appOptions(cfg, output{w: w}, quietLog()), fx.Populate(&r))
+	app.RequireStart()
+	defer app.RequireStop()
+	return r.run(context.Background())
 }
 
 func containsSummary(msgs []*schema.Message) bool {
@@ -207,11 +215,7 @@ func TestOnlineRunOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r *runner
-	app := fxtest.New(t, appOptions(cfg, output{w: io.Discard}, quietLog()), fx.Populate(&r))
-	app.RequireStart()
-	res, rep, err := r.run(context.Background())
-	app.RequireStop()
+	res, rep, err := fxappRun(t, cfg, io.Discard)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -262,11 +266,7 @@ func TestDemoUnderEveryStrategy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var r *runner
-			app := fxtest.New(t, appOptions(cfg, output{w: io.Discard}, quietLog()), fx.Populate(&r))
-			app.RequireStart()
-			res, rep, err := r.run(context.Background())
-			app.RequireStop()
+			res, rep, err := fxappRun(t, cfg, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
