@@ -104,8 +104,12 @@ func scalarString(v any) (string, bool) {
 		return strconv.FormatBool(x), true
 	case int:
 		return strconv.Itoa(x), true
-	case int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+	case int8, int16, int32, int64, uint8, uint16, uint32:
 		return strconv.FormatInt(toInt64(x), 10), true
+	case uint:
+		return strconv.FormatUint(uint64(x), 10), true
+	case uint64:
+		return strconv.FormatUint(x, 10), true
 	case float32:
 		return strconv.FormatFloat(float64(x), 'g', -1, 32), true
 	case float64:
