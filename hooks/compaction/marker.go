@@ -121,8 +121,10 @@ func MarkerInt(v any) (int, bool) {
 	switch x := v.(type) {
 	case int:
 		return x, true
-	case int8, int16, int32, int64, uint, uint8, uint16, uint32:
+	case int8, int16, int32, int64, uint8, uint16, uint32:
 		return int(toInt64(x)), true
+	case uint:
+		return MarkerInt(uint64(x))
 	case uint64:
 		if x > math.MaxInt64 {
 			return 0, false

@@ -1,0 +1,21 @@
+package compaction
+
+import (
+	"math"
+	"testing"
+)
+
+// TestMarkerIntRejectsUnsignedOverflow: an unsigned count too large for int
+// is not a count, whichever unsigned type holds it; it must not come back
+// wrapped round to a negative number.
+func TestMarkerIntRejectsUnsignedOverflow(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{uint(math.MaxUint64), uint64(math.MaxUint64), uint(1) << 63} {
+		if n, ok := MarkerInt(v); ok {
+			t.Errorf("MarkerInt(%T %v) = %d, true; want false", v, v, n)
+		}
+	}
+	if n, ok := MarkerInt(uint(7)); !ok || n != 7 {
+		t.Errorf("MarkerInt(uint 7) = %d, %v; want 7, true", n, ok)
+	}
+}
