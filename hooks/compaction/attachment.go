@@ -34,6 +34,8 @@ type Attachment struct {
 }
 
 // AttachmentRenderer turns an attachment into the text that stands for it.
+// The attachment's Extra may be the message's own map: read it, never write
+// it, since the caller's messages must stay as they are.
 type AttachmentRenderer func(Attachment) string
 
 // ShortAttachment is the placeholder counters use: "<image>", "<audio>",
@@ -287,6 +289,7 @@ func legacyPart(p schema.ChatMessagePart) (part, bool) {
 }
 
 // Attachments lists the attachments of msg in order, without their data.
+// Each Extra is a copy, so the caller may change it without touching msg.
 func Attachments(msg *schema.Message) []Attachment {
 	if msg == nil {
 		return nil
@@ -294,7 +297,9 @@ func Attachments(msg *schema.Message) []Attachment {
 	var out []Attachment
 	for p := range contentParts(msg) {
 		if !p.isText {
-			out = append(out, p.attachment)
+			a := p.attachment
+			a.Extra = maps.Clone(a.Extra)
+			out = append(out, a)
 		}
 	}
 	return out
