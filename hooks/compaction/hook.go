@@ -49,6 +49,12 @@ type HookConfig struct {
 // does not see (tool schemas, chat template) is kept as overhead and
 // subtracted from the target.
 //
+// The hook does not trust its compactor: a result that breaks tool-call
+// pairing is refused with an error wrapping ErrBrokenToolPairing, one that is
+// not smaller by the counter is ignored, and a run whose ctx ends while the
+// compactor works gets an error wrapping ctx.Err(). In all three cases
+// State.Messages is left as it was.
+//
 // A CompactionHook keeps no per-run state and may serve many runs at once.
 // It implements hooks.Hook, hooks.PointLimiter, hooks.WarmUpper and hooks.Closer.
 type CompactionHook struct {
