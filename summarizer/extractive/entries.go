@@ -24,9 +24,10 @@ type entry struct {
 
 // Line prefixes of compaction.RenderMessage (tool-call ids on) and of an
 // earlier summary. A line starting with one of them starts a new entry; any
-// other line continues the current one. A message whose own text has a line
-// starting like this is split there: the transcript format cannot tell them
-// apart, and the cost is a misfiled bullet, not a failure.
+// other line continues the current one. compaction.Transcript indents every
+// content line after a message's first, so a message's own text cannot start
+// an entry; only the body of an earlier summary, shown unindented, could, and
+// the cost of that is a misfiled bullet, not a failure.
 const (
 	prefixUser      = "[user] "
 	prefixAssistant = "[assistant] "
