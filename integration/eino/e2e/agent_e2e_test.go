@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -53,9 +54,15 @@ func TestAgentCompactsAcrossTurns(t *testing.T) {
 	for turn, question := range []string{"first question", "second question", "third question"} {
 		in := append(append([]*schema.Message{}, history...), schema.UserMessage(question))
 		before := len(f.agentSrv.Requests())
+		snapshot := e2eSnapshot(t, in)
 		res, err := a.Run(ctx, in)
 		if err != nil {
 			t.Fatalf("turn %d: %v", turn+1, err)
+		}
+		// The run compacted the carried history; the caller's messages,
+		// and the messages they point to, must be as they were.
+		if got := e2eSnapshot(t, in); got != snapshot {
+			t.Errorf("turn %d: Run changed the caller's messages:\nbefore %s\nafter  %s", turn+1, snapshot, got)
 		}
 		if res.ExitReason != agent.ExitText || res.Message.Content != "answer to "+question {
 			t.Fatalf("turn %d: exit %q with %q", turn+1, res.ExitReason, res.Message.Content)
@@ -83,6 +90,16 @@ func TestAgentCompactsAcrossTurns(t *testing.T) {
 		history = res.Messages
 	}
 	f.checkRun(t, 6)
+}
+
+// e2eSnapshot is msgs as JSON, deep: the slice and every message it points to.
+func e2eSnapshot(t *testing.T, msgs []*schema.Message) string {
+	t.Helper()
+	b, err := json.Marshal(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestAgentStreamCompacts(t *testing.T) {
