@@ -45,10 +45,16 @@ func firstTextPart(reply *schema.Message) string {
 
 // NewSummaryMessage builds the message that stands for n replaced messages:
 // a user message "<conversation_summary>\nTEXT\n</conversation_summary>"
-// carrying the summarization marker.
+// carrying the summarization marker. Summary tags inside TEXT are escaped
+// ("&lt;/conversation_summary&gt;"), as in the compactor's own summaries.
 func NewSummaryMessage(text string, n int) *schema.Message {
-	m := schema.UserMessage(summaryOpen + "\n" + text + "\n" + summaryClose)
-	m.Extra = map[string]any{MetaKey: NewMarker(StrategySummarization, n, nil)}
+	return newSummary(text, n, nil)
+}
+
+// newSummary is NewSummaryMessage with extra marker fields (the ledger's).
+func newSummary(text string, n int, fields map[string]any) *schema.Message {
+	m := schema.UserMessage(summaryOpen + "\n" + escapeSummaryTags(text) + "\n" + summaryClose)
+	m.Extra = map[string]any{MetaKey: NewMarker(StrategySummarization, n, fields)}
 	return m
 }
 
@@ -88,9 +94,7 @@ func replaceWithSummary(messages []*schema.Message, indices []int, summary *sche
 // applySummary swaps the summary in for plan and checks that the result is
 // smaller than before tokens. It returns the new conversation and its size.
 func applySummary(ctx context.Context, messages []*schema.Message, plan Plan, text string, fields map[string]any, before int, counter TokenCounter) ([]*schema.Message, int, error) {
-	sum := schema.UserMessage(summaryOpen + "\n" + escapeSummaryTags(text) + "\n" + summaryClose)
-	sum.Extra = map[string]any{MetaKey: NewMarker(StrategySummarization, len(plan.Indices), fields)}
-	next := replaceWithSummary(messages, plan.Indices, sum)
+	next := replaceWithSummary(messages, plan.Indices, newSummary(text, len(plan.Indices), fields))
 	after, err := counter.Count(ctx, next, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("compaction: counting the summarized conversation: %w", err)
