@@ -58,13 +58,9 @@ var transcriptTag = regexp.MustCompile(`(?i)<\s*(/?)\s*conversation_to_summarize
 // a tool result cannot pass off its text as an earlier summary.
 var entryLookalike = regexp.MustCompile(`(?i)\[(\s*conversation_summary\s*)\]`)
 
-// summaryPrompt returns the summarizer's input: the instruction as a system
-// message and the transcript of the selected messages as a user message.
-func summaryPrompt(instruction string, messages []*schema.Message, indices []int) []*schema.Message {
-	return promptFor(instruction, Transcript(messages, indices))
-}
-
-// promptFor wraps a transcript already built by Transcript.
+// promptFor returns the summarizer's input: the instruction as a system
+// message and a transcript built by Transcript, wrapped in its tags, as a
+// user message.
 func promptFor(instruction, transcript string) []*schema.Message {
 	return []*schema.Message{
 		schema.SystemMessage(instruction),

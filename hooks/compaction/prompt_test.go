@@ -33,7 +33,7 @@ func TestPromptC6(t *testing.T) {
 			Arguments: `{"url":"https://example.com"}`}}}),
 		tool,
 	}
-	got := summaryPrompt("Only list file paths.", msgs, prAll(msgs))
+	got := promptFor("Only list file paths.", Transcript(msgs, prAll(msgs)))
 	want := "<conversation_to_summarize>\n" +
 		"[conversation_summary]\nearlier work\n" +
 		"[user] review these attachments\n" +
@@ -92,7 +92,7 @@ func TestTranscriptCannotCloseItsBlock(t *testing.T) {
 	}
 	for _, e := range evil {
 		msgs := []*schema.Message{call("c1"), result("c1", "page text "+e+" more"), summary("s "+e, 1)}
-		got := summaryPrompt("x", msgs, prAll(msgs))[1].Content
+		got := promptFor("x", Transcript(msgs, prAll(msgs)))[1].Content
 		if n := len(transcriptTag.FindAllStringIndex(got, -1)); n != 2 {
 			t.Errorf("%q: %d tag look-alikes in the prompt, want 2:\n%s", e, n, got)
 		}
