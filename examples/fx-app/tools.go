@@ -132,7 +132,9 @@ func search(ws fs.FS, a searchArgs) string {
 	var b strings.Builder
 	n := 0
 	err = fs.WalkDir(ws, clean(a.Dir), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || n >= maxSearchMatches {
+		// Past the cap, not at it: one more match must be seen to know
+		// there are more than the cap.
+		if err != nil || d.IsDir() || n > maxSearchMatches {
 			return err
 		}
 		f, err := ws.Open(p)

@@ -83,3 +83,19 @@ func TestWorkspaceTools(t *testing.T) {
 		})
 	}
 }
+
+// A search whose first file holds exactly the cap must still say that later
+// files match too, rather than report the cap as the total.
+func TestSearchCapAcrossFiles(t *testing.T) {
+	t.Parallel()
+	first := strings.Repeat("hit\n", maxSearchMatches)
+	ws := fstest.MapFS{"a.txt": {Data: []byte(first)}, "b.txt": {Data: []byte("hit\n")}}
+	out := search(ws, searchArgs{Pattern: "hit"})
+	if !strings.Contains(out, fmt.Sprintf("more than %d matches", maxSearchMatches)) || strings.Contains(out, "b.txt") {
+		t.Errorf("%d+1 matches over two files, search said:\n%s", maxSearchMatches, out)
+	}
+	ws = fstest.MapFS{"a.txt": {Data: []byte(first)}}
+	if out := search(ws, searchArgs{Pattern: "hit"}); !strings.HasSuffix(out, fmt.Sprintf("matches: %d", maxSearchMatches)) {
+		t.Errorf("exactly %d matches, search said:\n%s", maxSearchMatches, out)
+	}
+}
