@@ -233,20 +233,11 @@ type swLayout struct {
 // swLayoutOf finds the landmarks: the leading system block, the last real
 // user message (the current request), the historical turns before it and the
 // agent steps after it.
+// The landmarks are the summarizer's (planRegionsOf), so every compactor
+// agrees on what the system block and the current request are.
 func swLayoutOf(messages []*schema.Message) swLayout {
-	lay := swLayout{systemEnd: len(messages), task: -1}
-	for i, m := range messages {
-		if m == nil || m.Role != schema.System || HasMarkerKey(m) {
-			lay.systemEnd = i
-			break
-		}
-	}
-	for i := len(messages) - 1; i >= lay.systemEnd; i-- {
-		if IsRealUser(messages[i]) {
-			lay.task = i
-			break
-		}
-	}
+	r := planRegionsOf(messages)
+	lay := swLayout{systemEnd: r.systemEnd, task: r.task}
 	lay.stepStart = lay.systemEnd
 	if lay.task >= 0 {
 		lay.stepStart = lay.task + 1
