@@ -72,6 +72,11 @@ func (p *Pipeline) Compact(ctx context.Context, messages []*schema.Message, targ
 			current, changed = out, true
 		}
 	}
+	// A stage may decline instead of reporting that ctx ended; the earlier
+	// stages' work must not come back as if the run were still going.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("compaction: pipeline: %w", err)
+	}
 	if !changed {
 		return nil, nil
 	}
