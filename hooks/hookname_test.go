@@ -8,7 +8,7 @@ import (
 type hooknameNamed struct{}
 
 func (hooknameNamed) Run(context.Context, *State) error { return nil }
-func (hooknameNamed) Name() string                       { return "my-hook" }
+func (hooknameNamed) Name() string                      { return "my-hook" }
 
 type hooknameBare struct{}
 
