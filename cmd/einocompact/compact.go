@@ -35,7 +35,7 @@ flags:
 // compactRun is one invocation of the compact subcommand.
 type compactRun struct {
 	in, out, format, strategy, counter string
-	window                             int
+	window, summaryTokens              int
 	at, to                             float64
 	offline, quiet                     bool
 }
@@ -54,6 +54,7 @@ func parseCompact(args []string, stderr io.Writer) (*compactRun, error) {
 	fs.Float64Var(&r.at, "at", 0.7, "compact when the estimate reaches this fraction of the window")
 	fs.Float64Var(&r.to, "to", 0.4, "compact towards this fraction of the window")
 	fs.StringVar(&r.strategy, "strategy", strategySummarize, "summarize, slide, prune, or pipeline (prune, then summarize)")
+	fs.IntVar(&r.summaryTokens, "summary-tokens", 0, "expected size of one summary, for planning (summarize and pipeline); 0 means the compactor's 1024. It must stay below the --to share of the window")
 	fs.StringVar(&r.counter, "counter", counterApprox, "token counter: approx (4 chars/token), o200k or cl100k (exact BPE)")
 	fs.StringVar(&r.out, "out", "", "write the compacted transcript here, in the input's format")
 	fs.BoolVar(&r.offline, "offline", false, "never call a summarizer endpoint, whatever the environment says")
@@ -71,6 +72,8 @@ func parseCompact(args []string, stderr io.Writer) (*compactRun, error) {
 		return nil, usageErrorf("--in is required")
 	case r.window < 1:
 		return nil, usageErrorf("--window must be a positive number of tokens, got %d", r.window)
+	case r.summaryTokens < 0:
+		return nil, usageErrorf("--summary-tokens must be at least 0 (0 = the default), got %d", r.summaryTokens)
 	case r.format != formatAuto && r.format != formatEino && r.format != formatOpenAI:
 		return nil, usageErrorf("--format %q: must be eino, openai or auto", r.format)
 	}
@@ -91,7 +94,7 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 		progress = stderr
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	setup, err := newCompactor(ctx, r.strategy, r.offline, lookup, progress, log)
+	setup, err := newCompactor(ctx, r.strategy, r.summaryTokens, r.offline, lookup, progress, log)
 	if err != nil {
 		return err
 	}
@@ -100,6 +103,9 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 		TokenCounter: counter, Logger: log,
 	})
 	if err != nil {
+		if msg := r.floorProblem(setup.compactor); msg != "" {
+			return usageErrorf("%s", msg)
+		}
 		return usageErrorf("%v", err)
 	}
 	if err := hook.WarmUp(ctx); err != nil {
@@ -151,4 +157,20 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 	}
 	fmt.Fprintf(stdout, "\nwrote %s (%d messages)\n", r.out, len(state.Messages))
 	return nil
+}
+
+// floorProblem explains, in this command's flags, a target too small for the
+// compactor's planned summary size; "" when there is no such problem or the
+// fractions themselves are wrong (the hook's own error says that best).
+func (r *compactRun) floorProblem(c compaction.Compactor) string {
+	f, ok := c.(compaction.SizeFloor)
+	if !ok || !(0 < r.to && r.to < r.at && r.at <= 1) {
+		return ""
+	}
+	floor, target := f.MinimumTokens(), int(float64(r.window)*r.to)
+	if floor <= 0 || floor < target {
+		return ""
+	}
+	return fmt.Sprintf("--window %d × --to %v = %d tokens leaves no room for one %d-token summary, so every call would compact again; "+
+		"raise --window or --to, or lower --summary-tokens", r.window, r.to, target, floor)
 }

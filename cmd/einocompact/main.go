@@ -2,7 +2,8 @@
 //
 //	einocompact compact --in transcript.json --window 8000 [--at 0.7] [--to 0.4]
 //	    [--format auto|eino|openai] [--strategy summarize|slide|prune|pipeline]
-//	    [--counter approx|o200k|cl100k] [--out compacted.json] [--offline] [--quiet]
+//	    [--counter approx|o200k|cl100k] [--summary-tokens N] [--out compacted.json]
+//	    [--offline] [--quiet]
 //
 // It reads Eino messages (JSON []*schema.Message) or an OpenAI chat-completions
 // request (or just its messages array), runs a CompactionHook on it as an agent

@@ -45,6 +45,8 @@ func TestUsageErrors(t *testing.T) {
 		{"fractions out of order", []string{"compact", "--in", in, "--window", "100", "--at", "0.3", "--to", "0.5"}, 2, "CompactTo"},
 		{"stray argument", []string{"compact", "--in", in, "--window", "100", "extra"}, 2, `unexpected argument "extra"`},
 		{"unknown flag", []string{"compact", "--bogus"}, 2, "bogus"},
+		{"negative summary size", []string{"compact", "--in", in, "--window", "100", "--summary-tokens", "-1"}, 2, "--summary-tokens must be at least 0"},
+		{"window under the summary floor", []string{"compact", "--in", in, "--window", "2000"}, 2, "--summary-tokens"},
 		{"missing file", []string{"compact", "--in", "testdata/nope.json", "--window", "100"}, 1, "nope.json"},
 	}
 	for _, tt := range tests {
@@ -158,5 +160,19 @@ func TestSummarizerFromEnvironment(t *testing.T) {
 	code, stdout, _ = mtRun(t, lookup, "compact", "--in", "testdata/coding.eino.json", "--window", "3000", "--offline")
 	if code != 0 || !strings.Contains(stdout, "offline extractive summarizer") {
 		t.Errorf("--offline: exit %d, %q", code, stdout)
+	}
+}
+
+// A window too small for the default summary size works once
+// --summary-tokens leaves room for one summary under the target.
+func TestSummaryTokensFlag(t *testing.T) {
+	t.Parallel()
+	args := []string{"compact", "--in", "testdata/coding.eino.json", "--window", "2000", "--quiet"}
+	if code, _, _ := mtRun(t, mtNoEnv, args...); code != 2 {
+		t.Fatalf("window 2000 with the default 1024-token summaries: exit %d, want 2", code)
+	}
+	code, stdout, stderr := mtRun(t, mtNoEnv, append(args, "--summary-tokens", "300")...)
+	if code != 0 || !strings.Contains(stdout, "compacted in") {
+		t.Fatalf("--summary-tokens 300: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -49,8 +49,10 @@ type compactorSetup struct {
 // newCompactor builds the compactor of strategy. The summarizer is chosen as
 // the application chooses it: an OpenAI-compatible endpoint from the same
 // environment variables (lookup), else the offline extractive summarizer;
-// offline forces the latter. Each finished round is reported to progress.
-func newCompactor(ctx context.Context, strategy string, offline bool, lookup func(string) (string, bool),
+// offline forces the latter. summaryTokens, when above 0, replaces the
+// summarizer's planned summary size. Each finished round is reported to
+// progress.
+func newCompactor(ctx context.Context, strategy string, summaryTokens int, offline bool, lookup func(string) (string, bool),
 	progressOut io.Writer, log *slog.Logger) (compactorSetup, error) {
 	progress := progressLine(progressOut)
 	switch strategy {
@@ -69,9 +71,13 @@ func newCompactor(ctx context.Context, strategy string, offline bool, lookup fun
 	if err != nil {
 		return compactorSetup{}, err
 	}
-	sum, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
+	cfg := &compaction.SummarizationConfig{
 		ChatModel: &announcer{BaseChatModel: chat, w: progressOut}, Logger: log, OnRound: progress,
-	})
+	}
+	if summaryTokens > 0 {
+		cfg.ApproximateSummaryTokens = &summaryTokens
+	}
+	sum, err := compaction.NewSummarizationCompactor(ctx, cfg)
 	if err != nil {
 		return compactorSetup{}, err
 	}
