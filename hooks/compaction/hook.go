@@ -230,14 +230,16 @@ func (h *CompactionHook) compact(ctx context.Context, messages []*schema.Message
 // apply swaps the compacted conversation into state, keeping any messages
 // appended since snapshot was taken (see mergeAppended), and rewrites
 // ContextTokens to match it.
-func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot, compacted []*schema.Message, r *Report) error {
-	compacted, ok := mergeAppended(snapshot, state.Messages, compacted)
+func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot, result []*schema.Message, r *Report) error {
+	compacted, ok := mergeAppended(snapshot, state.Messages, result)
 	if !ok {
 		h.log.WarnContext(ctx, "the conversation was rewritten while compaction ran; keeping that rewrite and dropping this compaction",
 			"step", r.Step, "messages_before", r.MessagesBefore, "messages_now", len(state.Messages))
 		return nil
 	}
-	left, err := h.counter.Count(ctx, compacted, nil)
+	// Judge the compactor on what it was given and returned: messages
+	// appended meanwhile are in neither, and must not hide its saving.
+	left, err := h.counter.Count(ctx, result, nil)
 	if err != nil {
 		return fmt.Errorf("compaction: counting the compacted messages: %w", err)
 	}
@@ -247,6 +249,11 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 		h.log.WarnContext(ctx, "compaction ignored: the compactor's result is not smaller",
 			"step", r.Step, "tokens_before", r.TokensBefore, "tokens_after", left)
 		return nil
+	}
+	if len(compacted) != len(result) {
+		if left, err = h.counter.Count(ctx, compacted, nil); err != nil {
+			return fmt.Errorf("compaction: counting the compacted messages: %w", err)
+		}
 	}
 	if state.ContextTokens != 0 {
 		// Count only through the last assistant reply: a later hook in the
