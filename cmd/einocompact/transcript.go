@@ -28,10 +28,8 @@ type transcript struct {
 	body map[string]json.RawMessage
 }
 
-// loadTranscript reads path in format. With formatAuto an object is an
-// OpenAI request body and an array is Eino messages unless some message
-// content is an array of parts, which only OpenAI's format has. Errors name
-// the file and, for malformed JSON, the line and column.
+// loadTranscript reads path in format; formatAuto decides as detectFormat
+// says. Errors name the file and, for malformed JSON, the line and column.
 func loadTranscript(path, format string) (*transcript, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -103,17 +101,40 @@ func parseTranscript(data []byte, format string) (*transcript, error) {
 	return t, nil
 }
 
+// einoOnlyKeys are schema.Message JSON keys that OpenAI messages never have.
+var einoOnlyKeys = []string{"tool_name", "extra", "response_meta", "reasoning_content",
+	"user_input_multi_content", "assistant_output_multi_content", "multi_content"}
+
+// detectFormat tells OpenAI from Eino JSON. An object is an OpenAI request
+// body. An array is OpenAI when some message has a shape only OpenAI uses
+// (array or null content, the developer role), or when it has tool results
+// and no message uses a key only Eino writes: Eino names a tool result's
+// tool (tool_name), OpenAI leaves it to the call, so reading such an array as
+// Eino would lose every tool name.
 func detectFormat(probe any) string {
 	switch v := probe.(type) {
 	case map[string]any:
 		return formatOpenAI
 	case []any:
+		toolResults, einoKeys := false, false
 		for _, m := range v {
-			if obj, ok := m.(map[string]any); ok {
-				if _, isArray := obj["content"].([]any); isArray {
-					return formatOpenAI
+			obj, ok := m.(map[string]any)
+			if !ok {
+				continue
+			}
+			content, hasContent := obj["content"]
+			if _, isArray := content.([]any); isArray || (hasContent && content == nil) || obj["role"] == "developer" {
+				return formatOpenAI
+			}
+			toolResults = toolResults || obj["role"] == "tool"
+			for _, k := range einoOnlyKeys {
+				if _, ok := obj[k]; ok {
+					einoKeys = true
 				}
 			}
+		}
+		if toolResults && !einoKeys {
+			return formatOpenAI
 		}
 	}
 	return formatEino
