@@ -18,7 +18,8 @@ type RenderOptions struct {
 	Attachment AttachmentRenderer
 	// Text, when set, rewrites every piece of content text (message texts,
 	// tool results, tool-call arguments) before it is written; role labels
-	// and placeholders are not passed through it. Transcript uses it to
+	// and placeholders are not passed through it. A text part after a
+	// message's first reaches it with the "\n" that separates it. Transcript uses it to
 	// indent continuation lines, so content cannot start a line that looks
 	// like a message of its own. Nil writes text as it is.
 	Text func(string) string
@@ -170,14 +171,21 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 		if !p.isText {
 			continue
 		}
-		if texts == 0 {
+		switch {
+		case texts == 0:
 			line()
 			w.WriteString("] ")
-		} else {
+			w.WriteString(opts.text(p.text))
+		case opts.Text != nil:
+			// A later part starts a line of its own: Text must see that
+			// line break, or the part escapes what it does to continuation
+			// lines (the transcript's indent).
+			w.WriteString(opts.Text("\n" + p.text))
+		default:
 			w.WriteString("\n")
+			w.WriteString(p.text)
 		}
 		texts++
-		w.WriteString(opts.text(p.text))
 	}
 	for _, tc := range m.ToolCalls {
 		line()
