@@ -53,7 +53,8 @@ func ShortAttachment(a Attachment) string {
 // and video). MIME is "unknown type" when absent, NAME "unnamed". The pairs are
 // the part's scalar metadata sorted by key (strings as is, booleans true/false,
 // numbers in their shortest form; nested values are left out) plus url=URL for
-// an http(s) URL. Values that look like inline data are never shown.
+// an http(s) URL. Values that look like inline data are never shown, and
+// line breaks anywhere become blanks, so the placeholder is one line.
 func DescribeAttachment(a Attachment) string {
 	var b strings.Builder
 	b.WriteString("<")
@@ -77,8 +78,13 @@ func DescribeAttachment(a Attachment) string {
 		b.WriteString(pairs[k])
 	}
 	b.WriteString(">")
-	return b.String()
+	return lineBreaks.Replace(b.String())
 }
+
+// lineBreaks keeps a placeholder on one line: names and metadata are the
+// sender's text, and a line break in them could start a transcript line that
+// reads like a message. Each break becomes one blank, so lengths stay put.
+var lineBreaks = strings.NewReplacer("\r", " ", "\n", " ")
 
 func orDefault(s, def string) string {
 	if strings.TrimSpace(s) == "" {
