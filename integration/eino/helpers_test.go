@@ -76,6 +76,9 @@ func chatModel(t *testing.T, srv *openaitest.Server) model.ToolCallingChatModel 
 type modelRecorder struct {
 	mu      sync.Mutex
 	outputs []string
+	// streams tracks the goroutines draining streamed outputs, so all() can
+	// wait for them instead of racing them.
+	streams sync.WaitGroup
 }
 
 func (r *modelRecorder) handler() callbacks.Handler {
@@ -87,7 +90,7 @@ func (r *modelRecorder) handler() callbacks.Handler {
 			return ctx
 		}).
 		OnEndWithStreamOutputFn(func(ctx context.Context, info *callbacks.RunInfo, out *schema.StreamReader[callbacks.CallbackOutput]) context.Context {
-			go func() {
+			r.streams.Go(func() {
 				defer out.Close()
 				var b strings.Builder
 				for {
@@ -100,7 +103,7 @@ func (r *modelRecorder) handler() callbacks.Handler {
 					}
 				}
 				r.add(b.String())
-			}()
+			})
 			return ctx
 		}).
 		Build()
@@ -112,7 +115,10 @@ func (r *modelRecorder) add(s string) {
 	r.outputs = append(r.outputs, s)
 }
 
+// all returns every output recorded, once the streamed ones are complete;
+// call it after the run has ended.
 func (r *modelRecorder) all() []string {
+	r.streams.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.outputs...)

@@ -153,6 +153,10 @@ func TestMiddlewareSummarizerIsolated(t *testing.T) {
 				t.Errorf("streaming=%v: the agent's callback handler saw the summary", streaming)
 			}
 		}
+		// Otherwise the check above proves nothing.
+		if !slices.Contains(rec.all(), "final answer") {
+			t.Errorf("streaming=%v: the agent's callback handler missed the agent's own answer: %q", streaming, rec.all())
+		}
 		if len(run.messages) != 3 {
 			t.Errorf("streaming=%v: %d events, want 3 (call, result, answer)", streaming, len(run.messages))
 		}
