@@ -16,9 +16,10 @@ type RenderOptions struct {
 	ToolCallIDs bool
 	// Attachment renders non-text parts. Nil means ShortAttachment.
 	Attachment AttachmentRenderer
-	// Text, when set, rewrites every piece of content text (message texts,
-	// tool results, tool-call arguments) before it is written; role labels
-	// and placeholders are not passed through it. A text part after a
+	// Text, when set, rewrites every piece of text that comes from the
+	// conversation (message texts, tool results, tool names, call ids and
+	// arguments) before it is written; role labels and placeholders are not
+	// passed through it. A text part after a
 	// message's first reaches it with the "\n" that separates it. Transcript uses it to
 	// indent continuation lines, so content cannot start a line that looks
 	// like a message of its own. Nil writes text as it is.
@@ -141,10 +142,10 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 	}
 	if m.Role == schema.Tool {
 		w.WriteString("[tool:")
-		w.WriteString(orDefault(m.ToolName, "unknown"))
+		w.WriteString(opts.text(orDefault(m.ToolName, "unknown")))
 		if opts.ToolCallIDs && m.ToolCallID != "" {
 			w.WriteString(" id=")
-			w.WriteString(m.ToolCallID)
+			w.WriteString(opts.text(m.ToolCallID))
 		}
 		w.WriteString("] ")
 		for p := range contentParts(m) {
@@ -192,10 +193,10 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 		w.WriteString(" -> tool_call")
 		if opts.ToolCallIDs && tc.ID != "" {
 			w.WriteString(" id=")
-			w.WriteString(tc.ID)
+			w.WriteString(opts.text(tc.ID))
 		}
 		w.WriteString("] ")
-		w.WriteString(tc.Function.Name)
+		w.WriteString(opts.text(tc.Function.Name))
 		w.WriteString("(")
 		args := strings.TrimSpace(tc.Function.Arguments)
 		if args == "" {
