@@ -18,9 +18,10 @@ import (
 // Server is a fake chat-completions endpoint on a loopback httptest.Server.
 // It is safe for concurrent use.
 type Server struct {
-	srv       *httptest.Server
-	respond   Responder
-	chunkSize int
+	srv           *httptest.Server
+	respond       Responder
+	chunkSize     int
+	clientTimeout time.Duration
 
 	mu       sync.Mutex
 	requests []*Request
@@ -40,9 +41,24 @@ func WithChunkSize(n int) Option {
 	}
 }
 
+// DefaultClientTimeout bounds each request of the clients Client and
+// ChatModel return, so a test whose server never answers fails instead of
+// hanging until the test binary's own timeout.
+const DefaultClientTimeout = 30 * time.Second
+
+// WithClientTimeout sets the per-request timeout of the clients Client and
+// ChatModel return (default DefaultClientTimeout).
+func WithClientTimeout(d time.Duration) Option {
+	return func(s *Server) {
+		if d > 0 {
+			s.clientTimeout = d
+		}
+	}
+}
+
 // New starts a server answering with respond. The caller must Close it.
 func New(respond Responder, opts ...Option) *Server {
-	s := &Server{respond: respond, chunkSize: 8}
+	s := &Server{respond: respond, chunkSize: 8, clientTimeout: DefaultClientTimeout}
 	for _, o := range opts {
 		o(s)
 	}
@@ -65,18 +81,25 @@ func (s *Server) Close() { s.srv.Close() }
 // BaseURL()+"/chat/completions".
 func (s *Server) BaseURL() string { return s.srv.URL + "/v1" }
 
-// Client is an HTTP client wired to the server.
-func (s *Server) Client() *http.Client { return s.srv.Client() }
+// Client is an HTTP client wired to the server, with the server's client
+// timeout. Each call returns a new client sharing the server's transport.
+func (s *Server) Client() *http.Client {
+	c := *s.srv.Client()
+	c.Timeout = s.clientTimeout
+	return &c
+}
 
 // ChatModel returns the real eino-ext OpenAI chat model pointed at the
-// server, so tests exercise the production client's wire handling.
+// server, so tests exercise the production client's wire handling. Its
+// requests time out after the server's client timeout (the eino-ext
+// Timeout field is ignored when an HTTPClient is given, so the timeout
+// lives on the client).
 func (s *Server) ChatModel(ctx context.Context) (*openai.ChatModel, error) {
 	return openai.NewChatModel(ctx, &openai.ChatModelConfig{
 		BaseURL:    s.BaseURL(),
 		APIKey:     "test-key",
 		Model:      "fake-model",
 		HTTPClient: s.Client(),
-		Timeout:    30 * time.Second,
 	})
 }
 
