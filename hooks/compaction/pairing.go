@@ -12,6 +12,12 @@ import (
 // result does not follow before the next message that is not a tool result.
 // A call in the last message is in flight and not a fault.
 func pairingFaults(messages []*schema.Message) []string {
+	return pairingFaultsIn(messages, true)
+}
+
+// pairingFaultsIn is pairingFaults where lastInFlight says whether calls in
+// the last message count as in flight.
+func pairingFaultsIn(messages []*schema.Message, lastInFlight bool) []string {
 	var faults []string
 	called := map[string]bool{}
 	for i, m := range messages {
@@ -24,7 +30,7 @@ func pairingFaults(messages []*schema.Message) []string {
 				faults = append(faults, "result "+m.ToolCallID)
 			}
 		case schema.Assistant:
-			if len(m.ToolCalls) == 0 || i == len(messages)-1 {
+			if len(m.ToolCalls) == 0 || (lastInFlight && i == len(messages)-1) {
 				for _, tc := range m.ToolCalls {
 					called[tc.ID] = true
 				}
@@ -49,10 +55,13 @@ func pairingFaults(messages []*schema.Message) []string {
 // pairing faults in after that before did not already have. Faults the
 // caller's conversation came with are the caller's; a compactor must not add
 // any.
+//
+// A call that ends after is in flight only if it was in flight in before;
+// otherwise a compactor that dropped the newest results would pass.
 func newPairingFaults(before, after []*schema.Message) error {
 	had := pairingFaults(before)
 	var added []string
-	for _, f := range pairingFaults(after) {
+	for _, f := range pairingFaultsIn(after, sameTrailingCalls(before, after)) {
 		if !slices.Contains(had, f) {
 			added = append(added, f)
 		}
@@ -61,4 +70,17 @@ func newPairingFaults(before, after []*schema.Message) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %v", ErrBrokenToolPairing, added)
+}
+
+// sameTrailingCalls reports whether before and after both end with an
+// assistant message asking for the same tool calls, by id and in order.
+func sameTrailingCalls(before, after []*schema.Message) bool {
+	if len(before) == 0 || len(after) == 0 {
+		return false
+	}
+	b, a := before[len(before)-1], after[len(after)-1]
+	if b == nil || a == nil || b.Role != schema.Assistant || a.Role != schema.Assistant {
+		return false
+	}
+	return slices.EqualFunc(b.ToolCalls, a.ToolCalls, func(x, y schema.ToolCall) bool { return x.ID == y.ID })
 }
