@@ -51,7 +51,7 @@ func newSummarizer(ctx context.Context, lookup func(string) (string, bool), offl
 	}
 	cm, err := openai.NewChatModel(ctx, &openai.ChatModelConfig{BaseURL: base, APIKey: key, Model: name, Timeout: summarizerTimeout})
 	if err != nil {
-		return nil, "", fmt.Errorf("summarizer %q at %s: %w", name, base, err)
+		return nil, "", fmt.Errorf("summarizer %q at %s: %w", name, compactfx.RedactURL(base), err)
 	}
-	return cm, fmt.Sprintf("%s at %s", name, base), nil
+	return cm, fmt.Sprintf("%s at %s", name, compactfx.RedactURL(base)), nil
 }

@@ -98,7 +98,7 @@ func newAgentModel(lc fx.Lifecycle, cfg *appConfig) (*agentModel, error) {
 			return nil, err
 		}
 		lc.Append(fx.Hook{OnStart: m.WarmUp, OnStop: m.Close})
-		return &agentModel{ToolCallingChatModel: m, name: fmt.Sprintf("%s at %s", cfg.Model.Model, cfg.Model.BaseURL), task: t.Task}, nil
+		return &agentModel{ToolCallingChatModel: m, name: fmt.Sprintf("%s at %s", cfg.Model.Model, compactfx.RedactURL(cfg.Model.BaseURL)), task: t.Task}, nil
 	}
 	name := fmt.Sprintf("offline replay of a recorded %s run (%d steps); set OPENAI_BASE_URL to use a live model", t.Model, len(t.Steps))
 	return &agentModel{ToolCallingChatModel: newReplayModel(t), name: name, task: t.Task, replay: true}, nil

@@ -43,7 +43,7 @@ func NewEndpointModel(ctx context.Context, m ModelConfig) (*EndpointModel, error
 	}
 	cm, err := openai.NewChatModel(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("compactfx: model %q at %s: %w", m.Model, m.BaseURL, err)
+		return nil, fmt.Errorf("compactfx: model %q at %s: %w", m.Model, RedactURL(m.BaseURL), err)
 	}
 	return &EndpointModel{ChatModel: cm, client: client, cfg: m}, nil
 }
@@ -69,7 +69,7 @@ func (e *EndpointModel) WarmUp(ctx context.Context) error {
 	}
 	_, err := e.ChatModel.Generate(ctx, []*schema.Message{schema.UserMessage("Reply with OK.")}, model.WithMaxTokens(1))
 	if err != nil {
-		return fmt.Errorf("compactfx: warm-up request to model %q at %s: %w", e.cfg.Model, e.cfg.BaseURL, err)
+		return fmt.Errorf("compactfx: warm-up request to model %q at %s: %w", e.cfg.Model, RedactURL(e.cfg.BaseURL), err)
 	}
 	return nil
 }

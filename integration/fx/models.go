@@ -77,7 +77,7 @@ func SummarizerName(cfg *Config) string {
 	if !online {
 		return OfflineSummarizerName
 	}
-	name := fmt.Sprintf("%s at %s", ep.Model, ep.BaseURL)
+	name := fmt.Sprintf("%s at %s", ep.Model, RedactURL(ep.BaseURL))
 	if cfg.Summarizer.FallbackOffline {
 		name += ", falling back to the " + OfflineSummarizerName
 	}

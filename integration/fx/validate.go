@@ -153,7 +153,7 @@ func (v *validator) model(prefix string, m ModelConfig, online bool) {
 	if m.BaseURL != "" {
 		u, err := url.Parse(m.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			v.add(prefix+".base_url", m.BaseURL, "must be an http or https URL")
+			v.add(prefix+".base_url", RedactURL(m.BaseURL), "must be an http or https URL")
 		}
 	}
 	if online && m.Model == "" {

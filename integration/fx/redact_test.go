@@ -1,0 +1,50 @@
+package compactfx
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestRedactURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"https://api.example.test/v1", "https://api.example.test/v1"},
+		{"http://localhost:11434/v1", "http://localhost:11434/v1"},
+		{"https://user:s3cret@api.example.test/v1", "https://xxxxx@api.example.test/v1"},
+		{"https://s3cret@api.example.test/v1", "https://xxxxx@api.example.test/v1"},
+		{"https://api.example.test/v1?api-key=s3cret", "https://api.example.test/v1?xxxxx"},
+		{"http://[::1:bad", "<unparsable URL>"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := RedactURL(tt.in); got != tt.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// Endpoints reach reports, errors and logs only redacted.
+func TestEndpointSecretsStayOutOfReports(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cret"
+	cfg := DefaultConfig()
+	cfg.Model.BaseURL = "https://user:" + secret + "@api.example.test/v1?key=" + secret
+	if name := SummarizerName(cfg); strings.Contains(name, secret) || !strings.Contains(name, "api.example.test") {
+		t.Errorf("SummarizerName = %q", name)
+	}
+	cfg.Model.BaseURL = "ftp://user:" + secret + "@api.example.test/v1"
+	if err := cfg.Validate(); err == nil || strings.Contains(err.Error(), secret) {
+		t.Errorf("Validate = %v; want an error without the secret", err)
+	}
+	m := cfg.Model
+	m.BaseURL = "https://user:" + secret + "@127.0.0.1:1/v1"
+	m.WarmUp = true
+	em, err := NewEndpointModel(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := em.WarmUp(context.Background()); err == nil || strings.Contains(err.Error(), secret) {
+		t.Errorf("WarmUp = %v; want an error without the secret", err)
+	}
+}
