@@ -75,6 +75,9 @@ func (a *Agent) WarmUp(ctx context.Context) error {
 // so are model and tool errors. A cancelled ctx always yields an error
 // wrapping ctx.Err().
 func (a *Agent) Run(ctx context.Context, messages []*schema.Message) (*Result, error) {
+	if err := checkInput(messages); err != nil {
+		return nil, err
+	}
 	if err := a.WarmUp(ctx); err != nil {
 		return nil, wrapRunErr(ctx, err)
 	}
@@ -91,6 +94,9 @@ func (a *Agent) Run(ctx context.Context, messages []*schema.Message) (*Result, e
 // the stream with its error instead. The run waits for the reader at each
 // event; closing the reader early cancels the run at its next event.
 func (a *Agent) Stream(ctx context.Context, messages []*schema.Message) (*schema.StreamReader[*Event], error) {
+	if err := checkInput(messages); err != nil {
+		return nil, err
+	}
 	if err := a.WarmUp(ctx); err != nil {
 		return nil, wrapRunErr(ctx, err)
 	}
@@ -119,6 +125,20 @@ func (a *Agent) Stream(ctx context.Context, messages []*schema.Message) (*schema
 }
 
 var errStreamClosed = errors.New("agent: stream closed by the reader")
+
+// ErrInvalidInput is wrapped by the error Run and Stream return for messages
+// they cannot run: a nil message would otherwise reach the model client and
+// come back as a recovered nil-pointer panic with a stack trace.
+var ErrInvalidInput = errors.New("agent: invalid input")
+
+func checkInput(messages []*schema.Message) error {
+	for i, m := range messages {
+		if m == nil {
+			return fmt.Errorf("%w: messages[%d] is nil", ErrInvalidInput, i)
+		}
+	}
+	return nil
+}
 
 // stream runs the graph in Eino's streaming mode, so the model node streams,
 // and waits for the Result.
