@@ -152,7 +152,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	r := Report{Step: state.StepCount, ProviderTokens: state.ContextTokens, MessagesBefore: len(messages), MessagesAfter: len(messages)}
 	est, err := h.Estimate(ctx, messages, state.Tools, state.ContextTokens)
 	if err != nil {
-		return r, err
+		return r, withCtxErr(ctx, err)
 	}
 	trigger, base := h.Thresholds()
 	r.Estimated, r.Trigger = est, trigger
@@ -165,7 +165,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 
 	msgTokens, err := h.counter.Count(ctx, messages, nil)
 	if err != nil {
-		return r, fmt.Errorf("compaction: counting messages: %w", err)
+		return r, withCtxErr(ctx, fmt.Errorf("compaction: counting messages: %w", err))
 	}
 	r.TokensBefore, r.TokensAfter = msgTokens, msgTokens
 	r.Overhead = est - msgTokens
@@ -182,7 +182,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	cbCtx = callbacks.OnStart(cbCtx, &CompactionInput{Step: r.Step, Estimated: est, Target: r.Target, Messages: len(messages)})
 	compacted, err := h.compact(ctx, messages, &r)
 	if err == nil && compacted != nil {
-		err = h.apply(ctx, state, messages, compacted, &r)
+		err = withCtxErr(ctx, h.apply(ctx, state, messages, compacted, &r))
 	}
 	r.Err = err
 	if err != nil {
@@ -320,4 +320,17 @@ func (h *CompactionHook) Close(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// withCtxErr makes err wrap ctx.Err() when ctx has ended, so that a counter
+// or compactor failing with an error of its own because the run was
+// cancelled still reports the cancellation (errors.Is(err, context.Canceled)).
+func withCtxErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("compaction: cancelled: %w", errors.Join(cerr, err))
+	}
+	return err
 }

@@ -205,13 +205,13 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 	}
 	current, err := counter.Count(ctx, messages, nil)
 	if err != nil {
-		return nil, fmt.Errorf("compaction: counting the conversation: %w", err)
+		return nil, withCtxErr(ctx, fmt.Errorf("compaction: counting the conversation: %w", err))
 	}
 	compacted, summarized := messages, false
 	for current > target {
 		plan, err := c.plan(ctx, compacted, target, counter)
 		if err != nil {
-			return nil, err
+			return nil, withCtxErr(ctx, err)
 		}
 		if plan.Empty() {
 			break
