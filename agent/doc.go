@@ -39,7 +39,7 @@
 //	while StepCount < MaxSteps:
 //	    before_llm                      (State.Tools filled; compaction lives here)
 //	    if StopRun: exit "stop"
-//	    call the model with State.Messages; append its reply
+//	    call the model with State.Messages and State.Tools; append its reply
 //	    if the reply is text (or there are no tools):
 //	        StepCount++; exit "text"; on_exit; if ContinueRun: loop again
 //	    before_tool                     (State.PendingToolCalls = the reply's calls)

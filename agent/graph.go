@@ -40,7 +40,9 @@ func (a *Agent) buildGraph(ctx context.Context, chat model.BaseChatModel, tools 
 	steps := []func() error{
 		func() error { return g.AddLambdaNode(nodeBegin, compose.InvokableLambda(a.begin)) },
 		func() error { return g.AddLambdaNode(nodeStep, compose.InvokableLambda(a.step)) },
-		func() error { return g.AddChatModelNode(nodeModel, chat) },
+		func() error {
+			return g.AddChatModelNode(nodeModel, &stateToolsModel{inner: chat, bound: a.toolInfos})
+		},
 		func() error {
 			record, err := compose.AnyLambda(a.recordInvoke, nil, nil, a.recordTransform)
 			if err != nil {
