@@ -137,7 +137,7 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 	case !rep.Compacted:
 		fmt.Fprintf(stdout, "estimated %d tokens, target %d: %s found nothing it may compact\n\n", rep.Estimated, rep.Target, r.strategy)
 	default:
-		fmt.Fprintf(stdout, "estimated %d tokens (overhead %d), target %d: compacted in %s\n\n", rep.Estimated, rep.Overhead, rep.Target, rep.Duration.Round(1e6))
+		fmt.Fprintf(stdout, "estimated %d tokens (overhead %d), target %d: compacted in %s\n\n", rep.Estimated, rep.Overhead, rep.Target, latency(rep.Duration))
 	}
 	after, err := describe(ctx, state.Messages, counter)
 	if err != nil {

@@ -75,7 +75,7 @@ func writeTable(w io.Writer, before, after side, rep compaction.Report, result [
 				outcome = "failed: " + r.Err.Error()
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%d\t%d -> %d\t%s\t%s\n", i+1, r.Tier, len(r.Indices), r.TokensBefore, r.TokensAfter,
-				r.Latency.Round(time.Millisecond), outcome)
+				latency(r.Latency), outcome)
 		}
 		tw.Flush()
 	}
@@ -93,6 +93,18 @@ func writeTable(w io.Writer, before, after side, rep compaction.Report, result [
 		}
 		fmt.Fprintf(w, "\nmarked messages in the result: %s\n", strings.Join(parts, ", "))
 	}
+}
+
+// latency formats a duration for the report with about three significant
+// digits, so a fast offline round reads 42µs or 0.3ms rather than 0s.
+func latency(d time.Duration) string {
+	if d < time.Millisecond {
+		return d.Round(time.Microsecond).String()
+	}
+	if d < time.Second {
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	}
+	return d.Round(10 * time.Millisecond).String()
 }
 
 func firstN(s []string, n int) []string { return s[:min(n, len(s))] }

@@ -128,10 +128,10 @@ func progressLine(w io.Writer) func(context.Context, compaction.Round) {
 	return func(_ context.Context, r compaction.Round) {
 		n++
 		if r.Err != nil {
-			fmt.Fprintf(w, "einocompact: round %d (%s) failed after %s: %v\n", n, r.Tier, r.Latency.Round(1e6), r.Err)
+			fmt.Fprintf(w, "einocompact: round %d (%s) failed after %s: %v\n", n, r.Tier, latency(r.Latency), r.Err)
 			return
 		}
 		fmt.Fprintf(w, "einocompact: round %d (%s): %d messages summarized, %d -> %d tokens in %s\n",
-			n, r.Tier, len(r.Indices), r.TokensBefore, r.TokensAfter, r.Latency.Round(1e6))
+			n, r.Tier, len(r.Indices), r.TokensBefore, r.TokensAfter, latency(r.Latency))
 	}
 }
