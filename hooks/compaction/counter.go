@@ -73,7 +73,8 @@ type ApproximateConfig struct {
 // conversation's rendering (see Render) divided by CharsPerToken, truncated,
 // plus a flat charge per attachment, including attachments inside tool
 // results. Tool schemas are counted through RenderTools. It needs no
-// tokenizer, is safe for concurrent use, and is an AdditiveCounter.
+// tokenizer, is safe for concurrent use, and is an AdditiveCounter. The zero
+// value (and a nil pointer) counts with the default settings.
 type ApproximateTokenCounter struct {
 	charsPerToken  float64
 	tokensPerImage int
@@ -117,11 +118,23 @@ func DefaultCounter() *ApproximateTokenCounter {
 }
 
 // CharsPerToken reports the counter's ratio.
-func (c *ApproximateTokenCounter) CharsPerToken() float64 { return c.charsPerToken }
+func (c *ApproximateTokenCounter) CharsPerToken() float64 { return c.settings().charsPerToken }
+
+// sharedDefault serves zero-value counters, so that ApproximateTokenCounter{}
+// counts with the defaults instead of dividing by zero.
+var sharedDefault = DefaultCounter()
+
+func (c *ApproximateTokenCounter) settings() *ApproximateTokenCounter {
+	if c == nil || c.charsPerToken == 0 || c.tools == nil {
+		return sharedDefault
+	}
+	return c
+}
 
 // Count implements TokenCounter. It never fails; ctx is not consulted because
 // counting is pure computation.
 func (c *ApproximateTokenCounter) Count(_ context.Context, messages []*schema.Message, tools []*schema.ToolInfo) (int, error) {
+	c = c.settings()
 	if len(messages) == 0 && len(tools) == 0 {
 		return 0, nil
 	}
@@ -141,6 +154,7 @@ func (c *ApproximateTokenCounter) Count(_ context.Context, messages []*schema.Me
 
 // MessageCost implements AdditiveCounter.
 func (c *ApproximateTokenCounter) MessageCost(msg *schema.Message) Cost {
+	c = c.settings()
 	return c.cost(new(runeTally), msg)
 }
 
@@ -168,6 +182,7 @@ func (c *ApproximateTokenCounter) cost(t *runeTally, msg *schema.Message) Cost {
 // Tokens implements AdditiveCounter: the separators between n messages are
 // added here, which is why costs are additive.
 func (c *ApproximateTokenCounter) Tokens(sum Cost, n int) int {
+	c = c.settings()
 	if n <= 0 {
 		return 0
 	}

@@ -146,3 +146,18 @@ func TestCounterDoesNotMutate(t *testing.T) {
 		t.Fatal("Count mutated the tools")
 	}
 }
+
+func TestZeroValueCounterUsesDefaults(t *testing.T) {
+	t.Parallel()
+	msgs := []*schema.Message{user(rep("x", 400)), userParts(imagePart("image/png", nil))}
+	want, _ := DefaultCounter().Count(context.Background(), msgs, []*schema.ToolInfo{fetchTool()})
+	for name, c := range map[string]*ApproximateTokenCounter{"zero": {}, "nil": nil} {
+		got, err := c.Count(context.Background(), msgs, []*schema.ToolInfo{fetchTool()})
+		if err != nil || got != want {
+			t.Errorf("%s counter: %d, %v; want %d", name, got, err, want)
+		}
+		if c.CharsPerToken() != 4 || c.Tokens(c.MessageCost(msgs[0]), 1) != 407/4 {
+			t.Errorf("%s counter: ratio %v", name, c.CharsPerToken())
+		}
+	}
+}

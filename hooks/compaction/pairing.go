@@ -7,10 +7,11 @@ import (
 	"github.com/cloudwego/eino/schema"
 )
 
-// pairingFaults lists how messages break tool-call pairing: "result ID" for a
-// tool result with no earlier call of that id, "call ID" for a call whose
-// result does not follow before the next message that is not a tool result.
-// A call in the last message is in flight and not a fault.
+// pairingFaults lists how messages break tool-call pairing as providers see
+// it: "result ID" for a tool result that does not sit in the run of tool
+// messages right after the assistant message that made call ID, "call ID" for
+// a call whose result is not in that run. A call in the last message is in
+// flight and not a fault.
 func pairingFaults(messages []*schema.Message) []string {
 	return pairingFaultsIn(messages, true)
 }
@@ -19,21 +20,26 @@ func pairingFaults(messages []*schema.Message) []string {
 // the last message count as in flight.
 func pairingFaultsIn(messages []*schema.Message, lastInFlight bool) []string {
 	var faults []string
-	called := map[string]bool{}
+	// open holds the calls of the assistant message whose run of tool
+	// results is under way; anything but a tool result closes it.
+	open := map[string]bool{}
 	for i, m := range messages {
 		if m == nil {
+			clear(open)
 			continue
 		}
 		switch m.Role {
 		case schema.Tool:
-			if m.ToolCallID != "" && !called[m.ToolCallID] {
+			if m.ToolCallID != "" && !open[m.ToolCallID] {
 				faults = append(faults, "result "+m.ToolCallID)
 			}
+			continue
 		case schema.Assistant:
+			clear(open)
+			for _, tc := range m.ToolCalls {
+				open[tc.ID] = true
+			}
 			if len(m.ToolCalls) == 0 || (lastInFlight && i == len(messages)-1) {
-				for _, tc := range m.ToolCalls {
-					called[tc.ID] = true
-				}
 				continue
 			}
 			answered := map[string]bool{}
@@ -41,11 +47,12 @@ func pairingFaultsIn(messages []*schema.Message, lastInFlight bool) []string {
 				answered[messages[j].ToolCallID] = true
 			}
 			for _, tc := range m.ToolCalls {
-				called[tc.ID] = true
 				if tc.ID != "" && !answered[tc.ID] {
 					faults = append(faults, "call "+tc.ID)
 				}
 			}
+		default:
+			clear(open)
 		}
 	}
 	return faults
