@@ -53,6 +53,9 @@
 // unknown, so a compaction hook counts the whole conversation itself rather
 // than trusting a number that no longer describes the prompt. At the start of
 // a run it is derived from the conversation passed in (einoint.ContextTokens).
+// A run that compacted after its last model reply returns that reply as a
+// copy without usage, so the next run does not trust a number from before
+// the compaction.
 //
 // Hooks run with a ctx isolated from the run's callback handlers
 // (einoint.IsolateCallbacks): a summarizer a hook calls does not appear to the

@@ -321,10 +321,40 @@ func (a *Agent) finish(ctx context.Context, _ []*schema.Message) (*Result, error
 			ToolCallCounts: hs.ToolCallCounts,
 			Values:         hs.Values,
 		}
+		dropStaleUsage(res.Messages, hs.ContextTokens)
 		if n := len(res.Messages); n > 0 {
 			res.Message = res.Messages[n-1]
 		}
 		return nil
 	})
 	return res, err
+}
+
+// dropStaleUsage keeps a later run from trusting usage that no longer
+// describes the conversation. When the run ended after a compaction with no
+// model call since (a hook set StopRun, say), the last reply's usage
+// predates the compaction while no marker follows it, so the next Run would
+// read it as the prompt's size. Such a reply is replaced in messages by a
+// copy without usage; the caller's messages are never modified.
+func dropStaleUsage(messages []*schema.Message, contextTokens int) {
+	last := -1
+	for i := len(messages) - 1; i >= 0; i-- {
+		if messages[i] != nil && messages[i].Role == schema.Assistant {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return
+	}
+	reply := messages[last]
+	usage := einoint.UsageTokens(reply)
+	if usage == 0 || usage == contextTokens || einoint.ContextTokens(messages) == 0 {
+		return
+	}
+	fixed := *reply
+	meta := *reply.ResponseMeta
+	meta.Usage = nil
+	fixed.ResponseMeta = &meta
+	messages[last] = &fixed
 }
