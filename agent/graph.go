@@ -337,23 +337,17 @@ func (a *Agent) finish(ctx context.Context, _ []*schema.Message) (*Result, error
 // read it as the prompt's size. Such a reply is replaced in messages by a
 // copy without usage; the caller's messages are never modified.
 func dropStaleUsage(messages []*schema.Message, contextTokens int) {
-	last := -1
-	for i := len(messages) - 1; i >= 0; i-- {
-		if messages[i] != nil && messages[i].Role == schema.Assistant {
-			last = i
-			break
-		}
-	}
-	if last < 0 {
+	usage := einoint.ContextTokens(messages)
+	if usage == 0 || usage == contextTokens {
 		return
 	}
-	reply := messages[last]
-	usage := einoint.UsageTokens(reply)
-	if usage == 0 || usage == contextTokens || einoint.ContextTokens(messages) == 0 {
-		return
+	// A known usage means the last assistant message carries it.
+	last := len(messages) - 1
+	for messages[last] == nil || messages[last].Role != schema.Assistant {
+		last--
 	}
-	fixed := *reply
-	meta := *reply.ResponseMeta
+	fixed := *messages[last]
+	meta := *fixed.ResponseMeta
 	meta.Usage = nil
 	fixed.ResponseMeta = &meta
 	messages[last] = &fixed

@@ -37,7 +37,7 @@ func (r *Registry) Register(point Point, hook Hook) error {
 	if !point.Valid() {
 		return fmt.Errorf("hooks: unknown hook point %q (valid points: %v)", point, Points())
 	}
-	if isNil(hook) {
+	if IsNil(hook) {
 		return fmt.Errorf("hooks: nil hook registered at %q", point)
 	}
 	name := HookName(hook)
@@ -163,7 +163,9 @@ func HookName(h Hook) string {
 	return fmt.Sprintf("%T", h)
 }
 
-func isNil(h Hook) bool {
+// IsNil reports whether h is nil or an interface holding a nil pointer,
+// func, map, slice or channel: a value that would panic when run.
+func IsNil(h Hook) bool {
 	if h == nil {
 		return true
 	}

@@ -258,3 +258,25 @@ func TestPointsValid(t *testing.T) {
 		t.Error("points are case-sensitive")
 	}
 }
+
+func TestIsNil(t *testing.T) {
+	t.Parallel()
+	var nilRec *recorder
+	var nilFunc Func
+	tests := []struct {
+		name string
+		h    Hook
+		want bool
+	}{
+		{"nil interface", nil, true},
+		{"typed nil pointer", nilRec, true},
+		{"nil func", nilFunc, true},
+		{"pointer", &recorder{}, false},
+		{"func", Func(func(context.Context, *State) error { return nil }), false},
+	}
+	for _, tc := range tests {
+		if got := IsNil(tc.h); got != tc.want {
+			t.Errorf("%s: IsNil = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

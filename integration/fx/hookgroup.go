@@ -45,7 +45,7 @@ func (e HookEntry) name() string {
 	if e.Name != "" {
 		return e.Name
 	}
-	if nilHook(e.Hook) {
+	if hooks.IsNil(e.Hook) {
 		return fmt.Sprintf("<nil %T>", e.Hook)
 	}
 	return hooks.HookName(e.Hook)
@@ -95,7 +95,7 @@ func NewRegistryFromEntries(entries []HookEntry) (*hooks.Registry, error) {
 	for _, e := range sorted {
 		h := e.Hook
 		switch {
-		case nilHook(h):
+		case hooks.IsNil(h):
 			// Left unwrapped so that Register reports the nil hook.
 		case reflect.ValueOf(h).Comparable():
 			// The value, not the type: a comparable struct type can still
@@ -112,18 +112,6 @@ func NewRegistryFromEntries(entries []HookEntry) (*hooks.Registry, error) {
 		}
 	}
 	return reg, nil
-}
-
-func nilHook(h hooks.Hook) bool {
-	if h == nil {
-		return true
-	}
-	v := reflect.ValueOf(h)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Func, reflect.Map, reflect.Slice, reflect.Chan, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
 }
 
 // Unwrap returns the hook a registry built by NewRegistryFromEntries (and so
