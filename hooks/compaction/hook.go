@@ -64,6 +64,7 @@ type CompactionHook struct {
 	at, to    float64
 	log       *slog.Logger
 	observer  Observer
+	kind      string // the compactor's type name, for errors and callbacks
 }
 
 var (
@@ -108,7 +109,8 @@ func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, err
 	if log == nil {
 		log = slog.Default()
 	}
-	return &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, log: log, observer: cfg.Observer}, nil
+	return &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, log: log, observer: cfg.Observer,
+		kind: compactorType(cfg.Compactor)}, nil
 }
 
 // Name identifies the hook in errors and logs.
@@ -208,11 +210,11 @@ func (h *CompactionHook) compact(ctx context.Context, messages []*schema.Message
 		// a cancelled run must say so and keep its conversation, also when
 		// a custom compactor declined or ignored ctx.
 		h.log.InfoContext(ctx, "compaction abandoned: the run's context ended", "step", r.Step, "error", cerr.Error())
-		return nil, fmt.Errorf("compaction: %s: %w", compactorType(h.compactor), errors.Join(cerr, err))
+		return nil, fmt.Errorf("compaction: %s: %w", h.kind, errors.Join(cerr, err))
 	}
 	if err != nil {
 		h.log.WarnContext(ctx, "compaction failed", "step", r.Step, "error", err.Error())
-		return nil, fmt.Errorf("compaction: %s: %w", compactorType(h.compactor), err)
+		return nil, fmt.Errorf("compaction: %s: %w", h.kind, err)
 	}
 	if compacted == nil {
 		h.log.InfoContext(ctx, "compaction declined: nothing left to compact", "step", r.Step, "target_tokens", r.Target)
@@ -222,7 +224,7 @@ func (h *CompactionHook) compact(ctx context.Context, messages []*schema.Message
 	// tool result would get every later model call rejected by the provider.
 	if err := newPairingFaults(messages, compacted); err != nil {
 		h.log.ErrorContext(ctx, "compaction refused: the compactor broke tool-call pairing", "step", r.Step, "error", err.Error())
-		return nil, fmt.Errorf("compaction: %s: %w", compactorType(h.compactor), err)
+		return nil, fmt.Errorf("compaction: %s: %w", h.kind, err)
 	}
 	return compacted, nil
 }

@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"context"
+	"reflect"
 	"sync"
 	"time"
 
@@ -100,7 +101,7 @@ type CompactionInput struct {
 
 // callbackRunInfo names the compaction for Eino callback handlers.
 func (h *CompactionHook) callbackRunInfo() *callbacks.RunInfo {
-	return &callbacks.RunInfo{Name: h.Name(), Type: compactorType(h.compactor), Component: ComponentCompaction}
+	return &callbacks.RunInfo{Name: h.Name(), Type: h.kind, Component: ComponentCompaction}
 }
 
 // isolated returns a ctx for the compactor's own model calls that carries no
@@ -108,18 +109,21 @@ func (h *CompactionHook) callbackRunInfo() *callbacks.RunInfo {
 // a message of the agent, in its stream or in its cost tracking; its usage is
 // in the Report instead. Handlers registered globally still see it.
 func (h *CompactionHook) isolated(ctx context.Context) context.Context {
-	return callbacks.InitCallbacks(ctx, &callbacks.RunInfo{Name: "compaction-summarizer", Type: compactorType(h.compactor), Component: ComponentCompaction})
+	return callbacks.InitCallbacks(ctx, &callbacks.RunInfo{Name: "compaction-summarizer", Type: h.kind, Component: ComponentCompaction})
 }
 
 func compactorType(c Compactor) string {
 	if t, ok := components.GetType(c); ok {
 		return t
 	}
-	switch c.(type) {
-	case *SummarizationCompactor:
-		return "SummarizationCompactor"
+	t := reflect.TypeOf(c)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	return "Compactor"
+	if t.Name() == "" {
+		return "Compactor"
+	}
+	return t.Name()
 }
 
 // Observers returns an Observer that calls each of obs in order; nil entries

@@ -156,3 +156,21 @@ func joinEvents(s *seenCallbacks) string {
 	}
 	return out
 }
+
+func TestCompactorType(t *testing.T) {
+	t.Parallel()
+	sc, _, _ := scNew(t, scFixed(t, "s"), scConfig{})
+	tests := []struct {
+		c    Compactor
+		want string
+	}{
+		{sc, "SummarizationCompactor"},
+		{CompactorFunc(nil), "CompactorFunc"},
+		{&hookRecorder{}, "hookRecorder"},
+	}
+	for _, tc := range tests {
+		if got := compactorType(tc.c); got != tc.want {
+			t.Errorf("compactorType(%T) = %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}
