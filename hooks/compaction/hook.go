@@ -159,8 +159,12 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	trigger, base := h.Thresholds()
 	r.Estimated, r.Trigger = est, trigger
 	r.Triggered = float64(est) >= trigger
-	h.log.DebugContext(ctx, "compaction estimate", "step", state.StepCount, "estimated_tokens", est,
-		"provider_tokens", state.ContextTokens, "trigger_tokens", trigger, "triggered", r.Triggered)
+	// Checked first: this runs before every model call, and building the
+	// record's arguments allocates even when debug logging is off.
+	if h.log.Enabled(ctx, slog.LevelDebug) {
+		h.log.DebugContext(ctx, "compaction estimate", "step", state.StepCount, "estimated_tokens", est,
+			"provider_tokens", state.ContextTokens, "trigger_tokens", trigger, "triggered", r.Triggered)
+	}
 	if !r.Triggered {
 		return r, nil
 	}
