@@ -30,7 +30,9 @@ type HookConfig struct {
 	// TokenCounter measures messages locally and is handed to the compactor.
 	// Default: an ApproximateTokenCounter with default settings.
 	TokenCounter TokenCounter
-	// Logger receives one record per decision. Default slog.Default().
+	// Logger receives one Info (or Warn/Error) record per triggered
+	// compaction, its outcome, and Debug records for the estimate and the
+	// trigger. Default slog.Default().
 	Logger *slog.Logger
 	// Observer, when set, receives the Report of every triggered compaction,
 	// synchronously. Default none.
@@ -181,8 +183,12 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	}
 	r.Target = max(base-r.Overhead, 0)
 	h.warnFixedPart(ctx, messages, state.Tools, base)
-	h.log.InfoContext(ctx, "compaction triggered", "step", state.StepCount, "estimated_tokens", est,
-		"trigger_tokens", trigger, "target_tokens", r.Target, "overhead_tokens", r.Overhead, "messages", len(messages))
+	// Debug: a library logs one Info line per compaction, its outcome
+	// (applied, declined, abandoned), and warns only when something is off.
+	if h.log.Enabled(ctx, slog.LevelDebug) {
+		h.log.DebugContext(ctx, "compaction triggered", "step", state.StepCount, "estimated_tokens", est,
+			"trigger_tokens", trigger, "target_tokens", r.Target, "overhead_tokens", r.Overhead, "messages", len(messages))
+	}
 
 	cbCtx := callbacks.ReuseHandlers(ctx, h.callbackRunInfo())
 	cbCtx = callbacks.OnStart(cbCtx, &CompactionInput{Step: r.Step, Estimated: est, Target: r.Target, Messages: len(messages)})
