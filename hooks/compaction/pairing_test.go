@@ -30,7 +30,11 @@ func TestPairingFaults(t *testing.T) {
 		{"result of an older call after a newer one", []*schema.Message{call("a"), result("a", "r"), call("b"), result("a", "late"), result("b", "r")}, []string{"result a"}},
 	}
 	for _, tc := range tests {
-		if got := pairingFaults(tc.msgs); !reflect.DeepEqual(got, tc.want) {
+		var got []string
+		for _, f := range pairingFaults(tc.msgs) {
+			got = append(got, f.String())
+		}
+		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
