@@ -55,6 +55,13 @@ type AdditiveCounter interface {
 	Tokens(sum Cost, n int) int
 }
 
+// NoCharge, as ApproximateConfig.TokensPerImage or TokensPerFile (and the
+// same fields of the tiktoken counter's config), charges nothing for that
+// kind of attachment. It exists because a zero there means "the default":
+// a model that is never sent the attachments, or whose provider does not
+// bill them, needs a way to say zero.
+const NoCharge = -1
+
 // ApproximateConfig configures an ApproximateTokenCounter. Zero values take
 // the defaults.
 type ApproximateConfig struct {
@@ -62,10 +69,11 @@ type ApproximateConfig struct {
 	// a fair average for English and code; must be > 0 when set.
 	CharsPerToken float64
 	// TokensPerImage is charged per image. Default 85 (a low-detail image on
-	// OpenAI models); must not be negative.
+	// OpenAI models); NoCharge charges nothing; no other negative value is
+	// accepted.
 	TokensPerImage int
 	// TokensPerFile is charged per file, audio or video part. Default 1000;
-	// must not be negative.
+	// NoCharge charges nothing; no other negative value is accepted.
 	TokensPerFile int
 }
 
@@ -94,21 +102,29 @@ func NewApproximateTokenCounter(cfg *ApproximateConfig) (*ApproximateTokenCounte
 	switch {
 	case cfg.CharsPerToken < 0 || math.IsNaN(cfg.CharsPerToken) || math.IsInf(cfg.CharsPerToken, 0):
 		return nil, fmt.Errorf("compaction: ApproximateConfig.CharsPerToken must be greater than 0, got %v", cfg.CharsPerToken)
-	case cfg.TokensPerImage < 0:
-		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerImage must be at least 0, got %d", cfg.TokensPerImage)
-	case cfg.TokensPerFile < 0:
-		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerFile must be at least 0, got %d", cfg.TokensPerFile)
+	case cfg.TokensPerImage < 0 && cfg.TokensPerImage != NoCharge:
+		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerImage must be at least 0 (or NoCharge), got %d", cfg.TokensPerImage)
+	case cfg.TokensPerFile < 0 && cfg.TokensPerFile != NoCharge:
+		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerFile must be at least 0 (or NoCharge), got %d", cfg.TokensPerFile)
 	}
 	if cfg.CharsPerToken > 0 {
 		c.charsPerToken = cfg.CharsPerToken
 	}
-	if cfg.TokensPerImage > 0 {
-		c.tokensPerImage = cfg.TokensPerImage
-	}
-	if cfg.TokensPerFile > 0 {
-		c.tokensPerFile = cfg.TokensPerFile
-	}
+	c.tokensPerImage = attachmentCharge(cfg.TokensPerImage, c.tokensPerImage)
+	c.tokensPerFile = attachmentCharge(cfg.TokensPerFile, c.tokensPerFile)
 	return c, nil
+}
+
+// attachmentCharge resolves a configured per-attachment charge: 0 means def,
+// NoCharge means 0, anything else is the charge itself (validated already).
+func attachmentCharge(configured, def int) int {
+	switch {
+	case configured == NoCharge:
+		return 0
+	case configured == 0:
+		return def
+	}
+	return configured
 }
 
 // DefaultCounter returns an ApproximateTokenCounter with the default settings.

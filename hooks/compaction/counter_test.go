@@ -38,6 +38,8 @@ func TestApproximateCounter(t *testing.T) {
 		{"two images and a file", nil, []*schema.Message{userParts(img, img, file)}, nil, (14+1+14+1+25)/4 + 2*85 + 1000},
 		{"image inside a tool result", nil, []*schema.Message{{Role: schema.Tool, ToolName: "search", UserInputMultiContent: []schema.MessageInputPart{textPart("shot:"), img}}}, nil, len("[tool:search] shot:<image>")/4 + 85},
 		{"custom image price", &ApproximateConfig{TokensPerImage: 500}, []*schema.Message{userParts(img)}, nil, 3 + 500},
+		{"images free with NoCharge", &ApproximateConfig{TokensPerImage: NoCharge}, []*schema.Message{userParts(img, file)}, nil, (14+1+25)/4 + 1000},
+		{"files free with NoCharge", &ApproximateConfig{TokensPerFile: NoCharge}, []*schema.Message{userParts(img, file)}, nil, (14+1+25)/4 + 85},
 		{"short text is not zero", nil, []*schema.Message{user("hi")}, nil, 2},
 		{"schemas add tokens", nil, []*schema.Message{user("hi")}, []*schema.ToolInfo{searchTool}, (9 + toolsLen) / 4},
 		{"tools alone", nil, nil, []*schema.ToolInfo{searchTool}, toolsLen / 4},
@@ -68,8 +70,8 @@ func TestApproximateConfigValidation(t *testing.T) {
 		want string
 	}{
 		{ApproximateConfig{CharsPerToken: -1}, "CharsPerToken must be greater than 0, got -1"},
-		{ApproximateConfig{TokensPerImage: -5}, "TokensPerImage must be at least 0, got -5"},
-		{ApproximateConfig{TokensPerFile: -1}, "TokensPerFile must be at least 0, got -1"},
+		{ApproximateConfig{TokensPerImage: -5}, "TokensPerImage must be at least 0 (or NoCharge), got -5"},
+		{ApproximateConfig{TokensPerFile: -2}, "TokensPerFile must be at least 0 (or NoCharge), got -2"},
 	}
 	for _, tc := range tests {
 		_, err := NewApproximateTokenCounter(&tc.cfg)

@@ -99,3 +99,53 @@ func TestNewCounterKinds(t *testing.T) {
 		t.Errorf("unknown kind: %v", err)
 	}
 }
+
+// TestZeroAttachmentChargeIsHonoured: a tokens_per_image or tokens_per_file
+// written as 0 charges nothing, with either counter, while the same keys left
+// out keep the defaults (85 and 1000).
+func TestZeroAttachmentChargeIsHonoured(t *testing.T) {
+	t.Parallel()
+	img := schema.MessageInputPart{Type: schema.ChatMessagePartTypeImageURL,
+		Image: &schema.MessageInputImage{MessagePartCommon: schema.MessagePartCommon{MIMEType: "image/png"}}}
+	file := schema.MessageInputPart{Type: schema.ChatMessagePartTypeFileURL,
+		File: &schema.MessageInputFile{MessagePartCommon: schema.MessagePartCommon{MIMEType: "application/pdf"}, Name: "a.pdf"}}
+	imageOnly := []*schema.Message{{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{img}}}
+	fileOnly := []*schema.Message{{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{file}}}
+	count := func(t *testing.T, yaml string, msgs []*schema.Message) int {
+		t.Helper()
+		cfg, err := Parse([]byte(yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewCounter(cfg.Compaction.Counter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := c.Count(context.Background(), msgs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, kind := range []string{CounterApproximate, CounterTiktoken} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			base := "compaction:\n  counter:\n    kind: " + kind + "\n"
+			for _, tt := range []struct {
+				key  string
+				msgs []*schema.Message
+				def  int
+			}{
+				{"tokens_per_image", imageOnly, 85},
+				{"tokens_per_file", fileOnly, 1000},
+			} {
+				withDefault := count(t, base, tt.msgs)
+				zero := count(t, base+"    "+tt.key+": 0\n", tt.msgs)
+				if withDefault-zero != tt.def {
+					t.Errorf("%s: 0 charges %d tokens less than the default, want %d less (default count %d, zero count %d)",
+						tt.key, withDefault-zero, tt.def, withDefault, zero)
+				}
+			}
+		})
+	}
+}

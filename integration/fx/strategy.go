@@ -16,8 +16,8 @@ func NewCounter(c CounterConfig) (compaction.TokenCounter, error) {
 	case CounterTiktoken:
 		counter, err := tiktoken.New(&tiktoken.Config{
 			Encoding:       tiktoken.Encoding(c.Encoding),
-			TokensPerImage: c.TokensPerImage,
-			TokensPerFile:  c.TokensPerFile,
+			TokensPerImage: explicitCharge(c.TokensPerImage),
+			TokensPerFile:  explicitCharge(c.TokensPerFile),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("config: compaction.counter: %w", err)
@@ -28,13 +28,24 @@ func NewCounter(c CounterConfig) (compaction.TokenCounter, error) {
 	}
 	counter, err := compaction.NewApproximateTokenCounter(&compaction.ApproximateConfig{
 		CharsPerToken:  c.CharsPerToken,
-		TokensPerImage: c.TokensPerImage,
-		TokensPerFile:  c.TokensPerFile,
+		TokensPerImage: explicitCharge(c.TokensPerImage),
+		TokensPerFile:  explicitCharge(c.TokensPerFile),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("config: compaction.counter: %w", err)
 	}
 	return counter, nil
+}
+
+// explicitCharge maps a per-attachment charge from the configuration onto the
+// counters' configs. The configuration's defaults are filled in before the
+// file is read, so a 0 here was written by the user and means zero, while the
+// counters read 0 as "the default" and spell zero compaction.NoCharge.
+func explicitCharge(tokens int) int {
+	if tokens == 0 {
+		return compaction.NoCharge
+	}
+	return tokens
 }
 
 // CompactorDeps are what NewCompactor needs besides the configuration.

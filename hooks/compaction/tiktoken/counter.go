@@ -42,10 +42,12 @@ type Config struct {
 	// Encoding is the BPE encoding to count with. Default O200kBase.
 	Encoding Encoding
 	// TokensPerImage is charged per image, as the approximate counter does,
-	// since images are not text. Default 85; must not be negative.
+	// since images are not text. Default 85; compaction.NoCharge charges
+	// nothing; no other negative value is accepted.
 	TokensPerImage int
 	// TokensPerFile is charged per file, audio or video part. Default 1000;
-	// must not be negative.
+	// compaction.NoCharge charges nothing; no other negative value is
+	// accepted.
 	TokensPerFile int
 	// CacheEntries bounds the per-message cache; when full it is emptied
 	// and refilled. Default 8192; must not be negative.
@@ -97,11 +99,11 @@ func New(cfg *Config) (*Counter, error) {
 	default:
 		return nil, fmt.Errorf("tiktoken: Config.Encoding must be %q or %q, got %q", O200kBase, Cl100kBase, cfg.Encoding)
 	}
-	if cfg.TokensPerImage < 0 {
-		return nil, fmt.Errorf("tiktoken: Config.TokensPerImage must be at least 0, got %d", cfg.TokensPerImage)
+	if cfg.TokensPerImage < 0 && cfg.TokensPerImage != compaction.NoCharge {
+		return nil, fmt.Errorf("tiktoken: Config.TokensPerImage must be at least 0 (or compaction.NoCharge), got %d", cfg.TokensPerImage)
 	}
-	if cfg.TokensPerFile < 0 {
-		return nil, fmt.Errorf("tiktoken: Config.TokensPerFile must be at least 0, got %d", cfg.TokensPerFile)
+	if cfg.TokensPerFile < 0 && cfg.TokensPerFile != compaction.NoCharge {
+		return nil, fmt.Errorf("tiktoken: Config.TokensPerFile must be at least 0 (or compaction.NoCharge), got %d", cfg.TokensPerFile)
 	}
 	if cfg.CacheEntries < 0 {
 		return nil, fmt.Errorf("tiktoken: Config.CacheEntries must be at least 0, got %d", cfg.CacheEntries)
@@ -112,13 +114,21 @@ func New(cfg *Config) (*Counter, error) {
 	if cfg.DisableCache {
 		c.cache = nil
 	}
-	if cfg.TokensPerImage > 0 {
-		c.tokensPerImage = cfg.TokensPerImage
-	}
-	if cfg.TokensPerFile > 0 {
-		c.tokensPerFile = cfg.TokensPerFile
-	}
+	c.tokensPerImage = charge(cfg.TokensPerImage, c.tokensPerImage)
+	c.tokensPerFile = charge(cfg.TokensPerFile, c.tokensPerFile)
 	return c, nil
+}
+
+// charge resolves a configured per-attachment charge as the approximate
+// counter does: 0 is the default, compaction.NoCharge is nothing.
+func charge(configured, def int) int {
+	switch configured {
+	case compaction.NoCharge:
+		return 0
+	case 0:
+		return def
+	}
+	return configured
 }
 
 // Encoding reports the counter's encoding.

@@ -68,8 +68,9 @@ func TestConfig(t *testing.T) {
 		field, bad string
 	}{
 		{Config{Encoding: "p50k_base"}, "Encoding", "p50k_base"},
-		{Config{TokensPerImage: -1}, "TokensPerImage", "-1"},
+		{Config{TokensPerImage: -4}, "TokensPerImage", "-4"},
 		{Config{TokensPerFile: -2}, "TokensPerFile", "-2"},
+		{Config{TokensPerImage: -3}, "compaction.NoCharge", "-3"},
 	} {
 		_, err := New(&tt.cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.field) || !strings.Contains(err.Error(), tt.bad) {
@@ -136,6 +137,11 @@ func TestAttachmentsAreFlatCharges(t *testing.T) {
 	b, _ := hi.Count(ctx, []*schema.Message{msg}, nil)
 	if b-a != 2*490 {
 		t.Errorf("two images at 500 vs 10 differ by %d, want %d", b-a, 2*490)
+	}
+	// A zero charge is spelled compaction.NoCharge, since 0 is the default.
+	free := tkNew(t, &Config{TokensPerImage: compaction.NoCharge, TokensPerFile: compaction.NoCharge})
+	if got, _ := free.Count(ctx, []*schema.Message{msg}, nil); got != text {
+		t.Errorf("with NoCharge Count = %d, want the text alone, %d", got, text)
 	}
 }
 
