@@ -7,11 +7,6 @@ import (
 	"github.com/cloudwego/eino/schema"
 )
 
-func init() {
-	gob.Register(map[string]any{})
-	gob.Register([]any{})
-}
-
 // deepCopy copies a message through gob, which keeps int marker values as
 // int (JSON would turn them into float64), so reflect.DeepEqual against the
 // copy detects any mutation.
