@@ -31,7 +31,7 @@ bench:
 bench-compare:
 	$(GO) run ./cmd/benchcompare -sim -docs docs
 
-## demo: the project's main job: the fx agent app, offline (recorded model, real tools, extractive summarizer).
+## demo: the project's main job: the fx agent app, offline (scripted model replies, real tools, extractive summarizer).
 demo:
 	$(GO) run ./examples/fx-app
 

@@ -71,8 +71,8 @@ func newTools(ws fs.FS) ([]tool.BaseTool, error) { return workspaceTools(ws) }
 type agentModel struct {
 	model.ToolCallingChatModel
 	name string
-	// task is the recorded task: the default request, and with replay the
-	// only one the model can answer.
+	// task is the trajectory's task: the default request, and with replay
+	// the only one the model can answer.
 	task   string
 	replay bool
 }
@@ -100,7 +100,7 @@ func newAgentModel(lc fx.Lifecycle, cfg *appConfig) (*agentModel, error) {
 		lc.Append(fx.Hook{OnStart: m.WarmUp, OnStop: m.Close})
 		return &agentModel{ToolCallingChatModel: m, name: fmt.Sprintf("%s at %s", cfg.Model.Model, compactfx.RedactURL(cfg.Model.BaseURL)), task: t.Task}, nil
 	}
-	name := fmt.Sprintf("offline replay of a recorded %s run (%d steps); set OPENAI_BASE_URL to use a live model", t.Model, len(t.Steps))
+	name := fmt.Sprintf("offline replay of %s; set OPENAI_BASE_URL to use a live model", t.describe())
 	return &agentModel{ToolCallingChatModel: newReplayModel(t), name: name, task: t.Task, replay: true}, nil
 }
 
@@ -190,7 +190,7 @@ func (r *runner) task() (string, error) {
 	case t == "":
 		return r.model.task, nil
 	case r.model.replay && t != r.model.task:
-		return "", fmt.Errorf("config: demo.task = %q: offline replay can only run its recorded task; set OPENAI_BASE_URL for a live model", t)
+		return "", fmt.Errorf("config: demo.task = %q: offline replay can only run its trajectory's task; set OPENAI_BASE_URL for a live model", t)
 	}
 	return t, nil
 }

@@ -24,8 +24,9 @@ type demoConfig struct {
 	// Workspace is a directory the tools read. Default "": the bundled
 	// sample workspace embedded in the binary.
 	Workspace string `yaml:"workspace"`
-	// Trajectory is the recorded run replayed offline. Default "": the
-	// bundled recording of the default task.
+	// Trajectory is the run replayed offline: a file --record wrote from a
+	// live run, or one written by hand. Default "": the bundled scripted
+	// trajectory of the default task, written for the demo.
 	Trajectory string `yaml:"trajectory"`
 	// Task is the user's request. Default "": the trajectory's task, which
 	// offline replay requires.

@@ -3,10 +3,12 @@
 // bundled repository while a CompactionHook keeps its context under a
 // deliberately small window.
 //
-// Offline (the default) the agent's model replays a recorded run of the task
-// (the tools still really run against the workspace) and summaries come from
-// the offline extractive summarizer. With OPENAI_BASE_URL set (or model.base_url
-// in the config) the agent uses that OpenAI-compatible endpoint instead.
+// Offline (the default) the agent's model replays a trajectory scripted by
+// hand for the demo: no model chose its steps, but the tools really run
+// against the workspace. Summaries come from the offline extractive
+// summarizer. With OPENAI_BASE_URL set (or model.base_url in the config) the
+// agent uses that OpenAI-compatible endpoint instead, and --record FILE saves
+// its run as a trajectory to replay.
 //
 //	go run ./examples/fx-app [--config FILE] [--transcript-out FILE] [--quiet]
 package main
@@ -35,11 +37,13 @@ prompt size estimated locally and as the provider reported it) and one per
 compaction (tier, messages replaced, tokens before and after, summarizer
 latency), then a summary table.
 
-Offline by default: the agent's model replays a recorded run of the task, the
-tools really run against the workspace, and the summarizer is the offline
-extractive one. Set OPENAI_BASE_URL (and OPENAI_API_KEY, OPENAI_MODEL) to run
-a live model on any OpenAI-compatible endpoint; SUMMARIZER_BASE_URL,
-SUMMARIZER_API_KEY and SUMMARIZER_MODEL give the summarizer its own.
+Offline by default: the agent's model replays a trajectory scripted by hand
+for the demo (no model chose its steps or wrote its answer), the tools really
+run against the workspace, and the summarizer is the offline extractive one.
+Set OPENAI_BASE_URL (and OPENAI_API_KEY, OPENAI_MODEL) to run a live model on
+any OpenAI-compatible endpoint; SUMMARIZER_BASE_URL, SUMMARIZER_API_KEY and
+SUMMARIZER_MODEL give the summarizer its own. --record FILE saves a live run's
+replies as a trajectory that demo.trajectory replays offline.
 Every config key is listed in docs/configuration.md.
 
 Usage:
@@ -123,7 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 		return 1
 	}
 	if f.record != "" && !cfg.online() {
-		fmt.Fprintln(stderr, "fx-app: --record needs a live model (set OPENAI_BASE_URL); offline runs replay a recording already")
+		fmt.Fprintln(stderr, "fx-app: --record needs a live model (set OPENAI_BASE_URL); offline runs replay a trajectory already")
 		return 2
 	}
 	var r *runner

@@ -42,7 +42,7 @@ func TestAppGraphValidates(t *testing.T) {
 }
 
 // The main job: offline, the demo really runs the tools, crosses the
-// trigger at least twice, and ends with the recorded answer.
+// trigger at least twice, and ends with the trajectory's answer.
 func TestOfflineDemoCompactsAtLeastTwice(t *testing.T) {
 	t.Parallel()
 	cfg, err := loadConfig("", noEnv)
@@ -59,10 +59,10 @@ func TestOfflineDemoCompactsAtLeastTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.ExitReason != "text" || res.Message.Content != traj.Steps[len(traj.Steps)-1].Content {
-		t.Errorf("exit %q with answer %.80q, want the recorded final answer", res.ExitReason, res.Message.Content)
+		t.Errorf("exit %q with answer %.80q, want the trajectory's final answer", res.ExitReason, res.Message.Content)
 	}
 	if len(rep.steps) != len(traj.Steps) {
-		t.Errorf("%d steps reported, want one per recorded step (%d)", len(rep.steps), len(traj.Steps))
+		t.Errorf("%d steps reported, want one per trajectory step (%d)", len(rep.steps), len(traj.Steps))
 	}
 	if n := len(rep.compactions); n < 2 {
 		t.Fatalf("%d compactions, want at least 2 with the default demo window\n%s", n, out.String())
@@ -200,7 +200,7 @@ func TestRunUsageErrors(t *testing.T) {
 }
 
 // Online: the same task over real HTTP. The fake endpoint plays the
-// recorded model replies, rejects any request whose tool calls and results
+// trajectory's model replies, rejects any request whose tool calls and results
 // are out of pairing (what a compaction bug looks like in production), and
 // the summarizer is the same endpoint.
 func TestOnlineRunOverHTTP(t *testing.T) {
@@ -282,7 +282,7 @@ func TestDemoUnderEveryStrategy(t *testing.T) {
 	}
 }
 
-// fakeEndpoint serves the recorded replies of traj to the model
+// fakeEndpoint serves the replies of traj to the model
 // "agent-model" and a short fixed summary to "summarizer-model", with usage
 // measured on each request.
 func fakeEndpoint(t *testing.T, traj *trajectory) *openaitest.Server {
@@ -350,7 +350,7 @@ func TestRecordThenReplay(t *testing.T) {
 	if code := run(context.Background(), []string{"--config", cfgPath}, &stdout, &stderr, noEnv); code != 0 {
 		t.Fatalf("replay: exit %d\n%s", code, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "recorded agent-model run (16 steps)") || !strings.Contains(stdout.String(), "exit text") {
+	if !strings.Contains(stdout.String(), "a run of agent-model recorded with --record at ") || !strings.Contains(stdout.String(), "exit text") {
 		t.Errorf("the replay did not run the recording to its answer:\n%.600s", stdout.String())
 	}
 	if code := run(context.Background(), []string{"--record", recorded}, &stdout, &stderr, noEnv); code != 2 {

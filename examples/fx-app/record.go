@@ -16,8 +16,8 @@ import (
 func (r *reporter) recordTrajectory(task, model string) (*trajectory, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t := &trajectory{Task: task, Model: model, RecordedAt: time.Now().UTC().Format(time.RFC3339),
-		Note: "Recorded by examples/fx-app --record; tool results are not stored because replay runs the tools again."}
+	t := &trajectory{Task: task, Source: sourceRecorded, Model: model, RecordedAt: time.Now().UTC().Format(time.RFC3339),
+		Note: "Recorded from a live run by examples/fx-app --record; tool results are not stored because replay runs the tools again."}
 	for _, m := range r.shadow {
 		if m.Role != schema.Assistant {
 			continue

@@ -13,15 +13,34 @@ import (
 	"github.com/cloudwego/eino/schema"
 )
 
-// trajectory is a recorded agent run: what the model said and which tools it
-// called at each step. Tool results are not recorded; replaying runs the
-// tools for real.
+// trajectory is an agent run to replay: what the model said and which tools
+// it called at each step. Tool results are not stored; replaying runs the
+// tools for real. Source says where the steps came from, so the app can say
+// what it replays: "scripted" steps were written by hand (the bundled
+// trajectory is one: no model chose its steps or wrote its answer), while
+// "recorded" ones were saved from a live run by --record and name their
+// Model and RecordedAt time.
 type trajectory struct {
 	Task       string         `json:"task"`
-	Model      string         `json:"model"`
-	RecordedAt string         `json:"recorded_at"`
+	Source     string         `json:"source"`
+	Model      string         `json:"model,omitempty"`
+	RecordedAt string         `json:"recorded_at,omitempty"`
 	Note       string         `json:"note,omitempty"`
 	Steps      []recordedStep `json:"steps"`
+}
+
+// The values of trajectory.Source.
+const (
+	sourceScripted = "scripted"
+	sourceRecorded = "recorded"
+)
+
+// describe names what a replay of t plays back, for the app's output.
+func (t *trajectory) describe() string {
+	if t.Source == sourceRecorded {
+		return fmt.Sprintf("a run of %s recorded with --record at %s (%d steps)", t.Model, t.RecordedAt, len(t.Steps))
+	}
+	return fmt.Sprintf("a scripted trajectory written by hand for the demo (%d steps), not a model's run", len(t.Steps))
 }
 
 type recordedStep struct {
@@ -42,11 +61,19 @@ func parseTrajectory(data []byte) (*trajectory, error) {
 	if err := dec.Decode(&t); err != nil {
 		return nil, fmt.Errorf("trajectory: %w", err)
 	}
+	switch {
+	case t.Source == sourceScripted && (t.Model != "" || t.RecordedAt != ""):
+		return nil, fmt.Errorf("trajectory: a scripted trajectory names no model and no recording time (got model %q, recorded_at %q): no model ran it", t.Model, t.RecordedAt)
+	case t.Source == sourceRecorded && (t.Model == "" || t.RecordedAt == ""):
+		return nil, fmt.Errorf("trajectory: a recorded trajectory needs the model and recorded_at of the run it was recorded from")
+	case t.Source != sourceScripted && t.Source != sourceRecorded:
+		return nil, fmt.Errorf("trajectory: source %q: want %q (steps written by hand) or %q (saved from a live run by --record)", t.Source, sourceScripted, sourceRecorded)
+	}
 	if len(t.Steps) == 0 {
 		return nil, fmt.Errorf("trajectory: no steps")
 	}
 	if last := t.Steps[len(t.Steps)-1]; len(last.ToolCalls) > 0 {
-		return nil, fmt.Errorf("trajectory: the last step (%d) calls tools; a recorded run ends with an answer", len(t.Steps))
+		return nil, fmt.Errorf("trajectory: the last step (%d) calls tools; a run to replay ends with an answer", len(t.Steps))
 	}
 	for i, s := range t.Steps {
 		for _, c := range s.ToolCalls {
@@ -59,11 +86,12 @@ func parseTrajectory(data []byte) (*trajectory, error) {
 }
 
 // replayModel is a model.ToolCallingChatModel that answers with the steps of
-// a recorded trajectory, in order, so the demo runs offline and the same way
+// a trajectory, in order, so the demo runs offline and the same way
 // every time. It checks that the conversation it is sent carries the results
 // of the calls it made at the previous step (compaction must never lose
-// them) and reports usage the way a provider would: prompt tokens measured
-// on what it was actually sent, so compaction shows in the numbers.
+// them) and reports usage the way a provider would: prompt tokens computed by
+// providerTokens on what it was actually sent, so compaction shows in the
+// numbers. No provider counts them: they are the replay's own arithmetic.
 type replayModel struct {
 	traj  *trajectory
 	tools []*schema.ToolInfo

@@ -1,24 +1,34 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
 )
 
-const replayFixture = `{"task":"t","model":"m","recorded_at":"now","steps":[
+const replayFixture = `{"task":"t","source":"recorded","model":"m","recorded_at":"now","steps":[
  {"content":"look","tool_calls":[{"id":"c1","name":"read_file","arguments":{"path":"a.go"}},{"id":"c2","name":"search","arguments":{"pattern":"x"}}]},
  {"content":"done"}]}`
 
 func TestParseTrajectoryRejectsBadRecordings(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, json, want string }{
-		{"no steps", `{"task":"t","steps":[]}`, "no steps"},
-		{"ends in a call", `{"steps":[{"content":"","tool_calls":[{"id":"c","name":"n","arguments":{}}]}]}`, "ends with an answer"},
-		{"call without id", `{"steps":[{"tool_calls":[{"name":"n","arguments":{}}]},{"content":"x"}]}`, "needs an id"},
+		{"no steps", `{"task":"t","source":"scripted","steps":[]}`, "no steps"},
+		{"ends in a call", `{"source":"scripted","steps":[{"content":"","tool_calls":[{"id":"c","name":"n","arguments":{}}]}]}`, "ends with an answer"},
+		{"call without id", `{"source":"scripted","steps":[{"tool_calls":[{"name":"n","arguments":{}}]},{"content":"x"}]}`, "needs an id"},
 		{"unknown field", `{"stepz":[]}`, "unknown field"},
+		// Where the steps came from is stated, and a scripted trajectory
+		// cannot pass for a model's run.
+		{"no source", `{"steps":[{"content":"x"}]}`, `source ""`},
+		{"unknown source", `{"source":"measured","steps":[{"content":"x"}]}`, `source "measured"`},
+		{"scripted names a model", `{"source":"scripted","model":"m","steps":[{"content":"x"}]}`, "names no model"},
+		{"scripted has a date", `{"source":"scripted","recorded_at":"2026-01-01T00:00:00Z","steps":[{"content":"x"}]}`, "names no model"},
+		{"recorded without model", `{"source":"recorded","recorded_at":"2026-01-01T00:00:00Z","steps":[{"content":"x"}]}`, "needs the model"},
+		{"recorded without time", `{"source":"recorded","model":"m","steps":[{"content":"x"}]}`, "needs the model"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,5 +84,29 @@ func TestReplayModel(t *testing.T) {
 	}
 	if _, err := m.Generate(ctx, full); err == nil || !strings.Contains(err.Error(), "2 steps") {
 		t.Errorf("past the end: err = %v", err)
+	}
+}
+
+// The bundled trajectory was written by hand, and the demo says so instead
+// of passing it off as a model's run.
+func TestBundledTrajectoryIsScripted(t *testing.T) {
+	t.Parallel()
+	traj, err := parseTrajectory(bundledTrajectory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if traj.Source != sourceScripted || traj.Model != "" || traj.RecordedAt != "" {
+		t.Fatalf("bundled trajectory: source %q, model %q, recorded_at %q; want scripted with neither", traj.Source, traj.Model, traj.RecordedAt)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--quiet"}, &stdout, &stderr, noEnv); code != 0 {
+		t.Fatalf("demo exit %d; stderr:\n%s", code, stderr.String())
+	}
+	want := fmt.Sprintf("a scripted trajectory written by hand for the demo (%d steps), not a model's run", len(traj.Steps))
+	if !strings.Contains(stdout.String(), want) {
+		t.Errorf("the demo does not say it replays a scripted trajectory:\n%s", stdout.String())
+	}
+	if strings.Contains(stdout.String(), "recorded") {
+		t.Errorf("the demo calls its scripted trajectory recorded:\n%s", stdout.String())
 	}
 }

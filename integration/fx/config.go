@@ -24,7 +24,7 @@ type Config struct {
 type ModelConfig struct {
 	// BaseURL is the API root; requests go to BaseURL + "/chat/completions".
 	// Default "": no endpoint (the application decides what that means; the
-	// example app replays a recorded run).
+	// example app replays a trajectory offline).
 	BaseURL string `yaml:"base_url"`
 	// APIKey is sent as a bearer token. Default "". Prefer the environment
 	// to writing keys into files.

@@ -39,8 +39,9 @@ func tkMeasure(t *testing.T, exact, approx compaction.TokenCounter, msgs []*sche
 
 // TestApproximateCounterError measures the default approximate counter
 // (4 characters per token) against both exact encodings on the bundled
-// samples (sample.json: a coding agent's session, heavy on code, logs and
-// JSON; prose.json: a research assistant's, mostly English prose) and logs
+// samples, both written by hand (sample.json: a coding agent's session,
+// heavy on code, logs and JSON; prose.json: a research assistant's, mostly
+// English prose) and logs
 // the numbers docs/counters.md reports (go test -v -run
 // ApproximateCounterError ./hooks/compaction/tiktoken). The bounds are loose
 // on purpose: they catch a broken counter, not a changed sample.
