@@ -139,9 +139,11 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 	default:
 		fmt.Fprintf(stdout, "estimated %d tokens (overhead %d), target %d: compacted in %s\n\n", rep.Estimated, rep.Overhead, rep.Target, latency(rep.Duration))
 	}
-	after, err := describe(ctx, state.Messages, counter)
-	if err != nil {
-		return err
+	after := before
+	if !sameMessages(t.messages, state.Messages) {
+		if after, err = describe(ctx, state.Messages, counter); err != nil {
+			return err
+		}
 	}
 	writeTable(stdout, before, after, rep, state.Messages)
 

@@ -19,7 +19,7 @@ import (
 func mtNoEnv(string) (string, bool) { return "", false }
 
 // mtRun runs a command line in place and returns its exit status and output.
-func mtRun(t *testing.T, lookup func(string) (string, bool), args ...string) (int, string, string) {
+func mtRun(t testing.TB, lookup func(string) (string, bool), args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(context.Background(), args, &out, &errb, lookup)

@@ -23,6 +23,8 @@ type side struct {
 	text                        string // rendering with tool-call ids, to look identifiers up in
 }
 
+// describe measures msgs for the report: its size, tool calls and rendered
+// text.
 func describe(ctx context.Context, msgs []*schema.Message, counter compaction.TokenCounter) (side, error) {
 	n, err := counter.Count(ctx, msgs, nil)
 	if err != nil {
@@ -40,9 +42,11 @@ func describe(ctx context.Context, msgs []*schema.Message, counter compaction.To
 func writeTable(w io.Writer, before, after side, rep compaction.Report, result []*schema.Message) {
 	ids := identifiers.Identifiers(before.text)
 	var lost []string
-	for _, id := range ids {
-		if !strings.Contains(after.text, id) {
-			lost = append(lost, id)
+	if after.text != before.text { // an unchanged transcript keeps every identifier
+		for i, kept := range newSubstringSet(ids).found(after.text) {
+			if !kept {
+				lost = append(lost, ids[i])
+			}
 		}
 	}
 	kept := len(ids) - len(lost)
@@ -116,4 +120,11 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// sameMessages reports whether b holds exactly a's messages, as when the hook
+// left the transcript alone; the report then reuses a's description rather
+// than render and count megabytes again.
+func sameMessages(a, b []*schema.Message) bool {
+	return slices.Equal(a, b) // pointers: the library never changes a message in place
 }
