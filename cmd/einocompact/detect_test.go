@@ -1,9 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
 )
 
 func TestDetectFormat(t *testing.T) {
@@ -20,17 +23,16 @@ func TestDetectFormat(t *testing.T) {
 			{"role": "tool", "tool_call_id": "c1", "content": "ok"}]`, formatOpenAI},
 		{"tool results with tool_name", `[{"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
 			{"role": "tool", "tool_call_id": "c1", "tool_name": "f", "content": "ok"}]`, formatEino},
+		{"not an array", `"hello"`, formatEino},
+		{"a non-object element is skipped", `[1, {"role": "developer", "content": "be brief"}]`, formatOpenAI},
+		{"a role of the wrong type does not hide null content", `[{"role": 5, "content": null}]`, formatOpenAI},
 		{"a compaction marker", `[{"role": "user", "content": "s", "extra": {"context_compaction": {}}}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]`, formatEino},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var probe any
-			if err := json.Unmarshal([]byte(tt.body), &probe); err != nil {
-				t.Fatal(err)
-			}
-			if got := detectFormat(probe); got != tt.want {
-				t.Errorf("detectFormat() = %s, want %s", got, tt.want)
+			if got, err := detectFormat(strings.NewReader(tt.body)); err != nil || got != tt.want {
+				t.Errorf("detectFormat() = %s, %v; want %s", got, err, tt.want)
 			}
 		})
 	}
@@ -38,16 +40,52 @@ func TestDetectFormat(t *testing.T) {
 	for file, want := range map[string]string{
 		"testdata/coding.eino.json": formatEino, "testdata/fetch.eino.json": formatEino, "testdata/library.openai.json": formatOpenAI,
 	} {
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := detectFormat(f); err != nil || got != want {
+			t.Errorf("%s detected as %s, %v", file, got, err)
+		}
+		f.Close()
+	}
+
+	if _, err := detectFormat(strings.NewReader(`[{"role": "user",`)); err == nil {
+		t.Error("a truncated array was detected without an error")
+	}
+}
+
+// TestStreamedEqualsWhole checks that the streamed reading of an array gives
+// the messages the whole-file reading gives, for each format.
+func TestStreamedEqualsWhole(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{"testdata/coding.eino.json", "testdata/fetch.eino.json", "testdata/library.openai.json"} {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var probe any
-		if err := json.Unmarshal(data, &probe); err != nil {
+		whole, err := parseTranscript(data, formatAuto)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if got := detectFormat(probe); got != want {
-			t.Errorf("%s detected as %s", file, got)
+		if whole.body != nil {
+			// A request body is read whole; its messages array alone streams.
+			path := filepath.Join(t.TempDir(), "messages.json")
+			if err := os.WriteFile(path, whole.body["messages"], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			file = path
+		}
+		streamed, err := streamTranscript(file, formatAuto)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		opts := compaction.RenderOptions{ToolCallIDs: true}
+		if streamed.format != whole.format || compaction.Render(streamed.messages, opts) != compaction.Render(whole.messages, opts) {
+			t.Errorf("%s: streamed %s and whole %s readings differ", file, streamed.format, whole.format)
+		}
+		if got, want := len(streamed.messages), len(whole.messages); got != want {
+			t.Errorf("%s: %d messages streamed, %d whole", file, got, want)
 		}
 	}
 }

@@ -78,6 +78,8 @@ func TestMalformedInputPositions(t *testing.T) {
 		{"wrong type inside an OpenAI body", "openai", "{\"model\": \"m\",\n \"messages\": [{\"role\": 7}]}", ":2:24: cannot use a JSON number"},
 		{"unknown OpenAI role", "openai", `[{"role": "wizard", "content": "x"}]`, `messages[0].role: "wizard"`},
 		{"OpenAI content of the wrong kind", "openai", `[{"role": "user", "content": 3}]`, "messages[0].content: must be a string"},
+		{"data after the array", "eino", `[{"role": "user", "content": "a"}] x`, ":1:36: invalid character 'x' after top-level value"},
+		{"a null message", "eino", `[{"role": "user", "content": "a"}, null]`, "message 1 is null"},
 		{"body without messages", "auto", `{"model": "m"}`, `needs a "messages" array`},
 	}
 	for i, tt := range tests {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/cloudwego/eino/schema"
@@ -30,7 +32,15 @@ type transcript struct {
 
 // loadTranscript reads path in format; formatAuto decides as detectFormat
 // says. Errors name the file and, for malformed JSON, the line and column.
+//
+// A JSON array, the shape of long transcripts, is decoded one message at a
+// time from the file, so the file's bytes are never all in memory beside the
+// messages. Request bodies, and any file the stream cannot read, are read
+// whole by parseTranscript, which also says where a problem is.
 func loadTranscript(path, format string) (*transcript, error) {
+	if t, err := streamTranscript(path, format); err == nil {
+		return t, nil
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -46,15 +56,101 @@ func loadTranscript(path, format string) (*transcript, error) {
 	return t, nil
 }
 
+// errNotStreamed and errObject send a file that streamTranscript does not
+// read to the whole-file path.
+var (
+	errNotStreamed = errors.New("not a JSON array")
+	errObject      = fmt.Errorf("%w: an object", errNotStreamed)
+)
+
+// streamTranscript reads a transcript that is a JSON array of messages, one
+// message at a time: a first pass detects the format when it is formatAuto,
+// a second decodes. Any error means "read it whole instead", which reports
+// the problem properly.
+func streamTranscript(path, format string) (*transcript, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if format == formatAuto {
+		if format, err = detectFormat(f); err != nil {
+			return nil, err
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	t := &transcript{format: format}
+	switch format {
+	case formatEino:
+		err = eachElement(f, func(dec *json.Decoder) error {
+			var m *schema.Message
+			if err := dec.Decode(&m); err != nil {
+				return err
+			}
+			if m == nil {
+				return errors.New("null message")
+			}
+			t.messages = append(t.messages, m)
+			return nil
+		})
+	case formatOpenAI:
+		var msgs []oaMessage
+		err = eachElement(f, func(dec *json.Decoder) error {
+			msgs = append(msgs, oaMessage{})
+			return dec.Decode(&msgs[len(msgs)-1])
+		})
+		if err == nil {
+			t.messages, err = fromOpenAI(msgs)
+		}
+	default:
+		err = fmt.Errorf("unknown format %q", format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// eachElement calls fn to decode each element of the JSON array r holds,
+// failing with errObject when r holds an object, errNotStreamed when it
+// holds anything else, and with an error when anything follows the array.
+func eachElement(r io.Reader, fn func(dec *json.Decoder) error) error {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
+	switch tok, err := dec.Token(); {
+	case tok == json.Delim('{'):
+		return errObject
+	case err != nil || tok != json.Delim('['):
+		return errNotStreamed
+	}
+	for dec.More() {
+		if err := fn(dec); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing bracket
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the array")
+	}
+	return nil
+}
+
 func parseTranscript(data []byte, format string) (*transcript, error) {
 	// Check the syntax of the whole file first, so a malformed file reports
 	// where it breaks whatever shape it has.
-	var probe any
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, jsonError(data, err)
+	if !json.Valid(data) {
+		var probe any
+		return nil, jsonError(data, json.Unmarshal(data, &probe))
 	}
+	isObject := bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
 	if format == formatAuto {
-		format = detectFormat(probe)
+		var err error
+		if format, err = detectFormat(bytes.NewReader(data)); err != nil {
+			return nil, err
+		}
 	}
 	t := &transcript{format: format}
 	switch format {
@@ -69,7 +165,7 @@ func parseTranscript(data []byte, format string) (*transcript, error) {
 		}
 	case formatOpenAI:
 		var msgs []oaMessage
-		if _, isObject := probe.(map[string]any); isObject {
+		if isObject {
 			if err := json.Unmarshal(data, &t.body); err != nil {
 				return nil, jsonError(data, err)
 			}
@@ -101,43 +197,69 @@ func parseTranscript(data []byte, format string) (*transcript, error) {
 	return t, nil
 }
 
-// einoOnlyKeys are schema.Message JSON keys that OpenAI messages never have.
-var einoOnlyKeys = []string{"tool_name", "extra", "response_meta", "reasoning_content",
-	"user_input_multi_content", "assistant_output_multi_content", "multi_content"}
+// probeMessage is what detectFormat looks at in a message, decoded without
+// keeping its text.
+type probeMessage struct {
+	Role    string    `json:"role"`
+	Content jsonShape `json:"content"`
+	// Keys that OpenAI messages never have and Eino writes.
+	ToolName                    present `json:"tool_name"`
+	Extra                       present `json:"extra"`
+	ResponseMeta                present `json:"response_meta"`
+	ReasoningContent            present `json:"reasoning_content"`
+	UserInputMultiContent       present `json:"user_input_multi_content"`
+	AssistantOutputMultiContent present `json:"assistant_output_multi_content"`
+	MultiContent                present `json:"multi_content"`
+}
 
-// detectFormat tells OpenAI from Eino JSON. An object is an OpenAI request
-// body. An array is OpenAI when some message has a shape only OpenAI uses
-// (array or null content, the developer role), or when it has tool results
-// and no message uses a key only Eino writes: Eino names a tool result's
-// tool (tool_name), OpenAI leaves it to the call, so reading such an array as
-// Eino would lose every tool name.
-func detectFormat(probe any) string {
-	switch v := probe.(type) {
-	case map[string]any:
-		return formatOpenAI
-	case []any:
-		toolResults, einoKeys := false, false
-		for _, m := range v {
-			obj, ok := m.(map[string]any)
-			if !ok {
-				continue
-			}
-			content, hasContent := obj["content"]
-			if _, isArray := content.([]any); isArray || (hasContent && content == nil) || obj["role"] == "developer" {
-				return formatOpenAI
-			}
-			toolResults = toolResults || obj["role"] == "tool"
-			for _, k := range einoOnlyKeys {
-				if _, ok := obj[k]; ok {
-					einoKeys = true
-				}
-			}
+func (p *probeMessage) einoOnly() bool {
+	return bool(p.ToolName || p.Extra || p.ResponseMeta || p.ReasoningContent || p.UserInputMultiContent ||
+		p.AssistantOutputMultiContent || p.MultiContent)
+}
+
+// present records that a key is there, whatever its value.
+type present bool
+
+func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
+
+// jsonShape records the first byte of a value: '[' for an array, 'n' for
+// null, 0 when the key is missing.
+type jsonShape byte
+
+func (s *jsonShape) UnmarshalJSON(b []byte) error { *s = jsonShape(b[0]); return nil }
+
+// detectFormat tells OpenAI from Eino JSON, reading r one message at a time.
+// An object is an OpenAI request body. An array is OpenAI when some message
+// has a shape only OpenAI uses (array or null content, the developer role),
+// or when it has tool results and no message uses a key only Eino writes:
+// Eino names a tool result's tool (tool_name), OpenAI leaves it to the call,
+// so reading such an array as Eino would lose every tool name. An error
+// means r is not valid JSON.
+func detectFormat(r io.Reader) (string, error) {
+	toolResults, einoKeys, openAI := false, false, false
+	err := eachElement(r, func(dec *json.Decoder) error {
+		var p probeMessage
+		err := dec.Decode(&p)
+		var typ *json.UnmarshalTypeError
+		if err != nil && !errors.As(err, &typ) {
+			return err // a value of the wrong type is skipped, as a non-object element is
 		}
-		if toolResults && !einoKeys {
-			return formatOpenAI
-		}
+		openAI = openAI || p.Content == '[' || p.Content == 'n' || p.Role == "developer"
+		toolResults = toolResults || p.Role == "tool"
+		einoKeys = einoKeys || p.einoOnly()
+		return nil
+	})
+	switch {
+	case errors.Is(err, errObject):
+		return formatOpenAI, nil // a request body
+	case errors.Is(err, errNotStreamed):
+		return formatEino, nil // not a transcript: decoding says why
+	case err != nil:
+		return "", err
+	case openAI || toolResults && !einoKeys:
+		return formatOpenAI, nil
 	}
-	return formatEino
+	return formatEino, nil
 }
 
 // offsetIn shifts the offset of an error from decoding raw, a slice of data,
