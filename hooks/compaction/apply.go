@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
 // summaryText takes the summary out of the chat model's reply: Content, or
@@ -61,13 +63,9 @@ func newSummary(text string, n int, fields map[string]any) *schema.Message {
 // escapeSummaryTags keeps a summary from closing its own block early: a
 // model that writes "</conversation_summary>" would otherwise make the rest of
 // its text read as conversation outside the summary.
-func escapeSummaryTags(text string) string {
-	if !strings.Contains(text, "conversation_summary>") {
-		return text
-	}
-	text = strings.ReplaceAll(text, summaryClose, "&lt;/conversation_summary&gt;")
-	return strings.ReplaceAll(text, summaryOpen, "&lt;conversation_summary&gt;")
-}
+// Every spelling is escaped (any case, any spacing, as transcriptTag is
+// matched), since a model reads "</ Conversation_Summary >" as the tag too.
+func escapeSummaryTags(text string) string { return spotlight.Escape(text, summaryTag) }
 
 // replaceWithSummary returns a new conversation in which the messages at indices are
 // gone and summary sits where the first of them was; everything else keeps

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
 // DefaultSummaryInstruction is the system prompt the summarizer gets when
@@ -50,7 +52,12 @@ const (
 // opening or closing tag, in any case and spacing, so content cannot end the
 // data block early and smuggle in instructions. The ">" is optional: a model
 // reads "</conversation_to_summarize" at the end of a line as a tag too.
-var transcriptTag = regexp.MustCompile(`(?i)<\s*(/?)\s*conversation_to_summarize\b[^<>]*>?`)
+var transcriptTag = spotlight.Tag("conversation_to_summarize")
+
+// summaryTag matches the summary's own tags the same way: a summarizer reply
+// or a ledger line writing "</Conversation_Summary >" must not close the
+// summary block early either.
+var summaryTag = spotlight.Tag("conversation_summary")
 
 // entryLookalike matches text posing as the "[conversation_summary]" header
 // that introduces an earlier summary in a transcript. Only Transcript may
@@ -121,14 +128,4 @@ func summaryBody(m *schema.Message) string {
 	return text
 }
 
-func neutralise(s string) string {
-	if !strings.Contains(strings.ToLower(s), "conversation_to_summarize") {
-		return s
-	}
-	return transcriptTag.ReplaceAllStringFunc(s, func(tag string) string {
-		if inner, closed := strings.CutSuffix(tag[1:], ">"); closed {
-			return "&lt;" + inner + "&gt;"
-		}
-		return "&lt;" + tag[1:]
-	})
-}
+func neutralise(s string) string { return spotlight.Escape(s, transcriptTag) }

@@ -1,9 +1,12 @@
 package extractive
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
 // line prepares a bullet's text: one line, blanks collapsed, summary tags
@@ -47,21 +50,18 @@ func cut(s string, n int) string {
 	return s
 }
 
-// tagReplacer defuses the compactor's wrapper tags in bullets by swapping "<"
-// for "‹" (one code point for one), so a summary can never close the block a
-// later round wraps it in.
-var tagReplacer = strings.NewReplacer(
-	"<conversation_summary>", "‹conversation_summary>",
-	"</conversation_summary>", "‹/conversation_summary>",
-	"<conversation_to_summarize>", "‹conversation_to_summarize>",
-	"</conversation_to_summarize>", "‹/conversation_to_summarize>",
-)
+// wrapperTags match the compactor's wrapper tags in any case and spacing,
+// as the compactor matches them.
+var wrapperTags = []*regexp.Regexp{spotlight.Tag("conversation_summary"), spotlight.Tag("conversation_to_summarize")}
 
+// defuse defuses the compactor's wrapper tags in bullets, in every spelling,
+// by swapping their "<" for "‹" (one code point for one), so a summary can
+// never close the block a later round wraps it in.
 func defuse(s string) string {
-	if !strings.Contains(s, "conversation_") {
-		return s
+	for _, tag := range wrapperTags {
+		s = spotlight.Replace(s, tag, func(t string) string { return "‹" + t[1:] })
 	}
-	return tagReplacer.Replace(s)
+	return s
 }
 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }

@@ -1,0 +1,19 @@
+// Package spotlight keeps text that did not come from the user or the
+// summarizer model from passing, inside a summary, as structure or as an
+// instruction. It follows Spotlighting (Hines et al., 2024, "Defending
+// Against Indirect Prompt Injection Attacks With Spotlighting"):
+//
+//   - delimiting: a free text copied from a tool result is shown between
+//     « and »;
+//   - datamarking: inside the delimiters every run of white space is
+//     replaced by ˆ (U+02C6), so the text no longer reads as sentences a
+//     model would follow, and the marking is visible on every word;
+//
+// and the summary that carries such text says what the marking means (Note).
+// A text without white space (a path, a hash, a UUID, a URL) is left as it
+// is, byte for byte: it cannot read as an instruction and must stay exact.
+//
+// It also matches the wrapper tags compaction writes in every spelling a
+// model could read as one (any case, any spacing), so copied text cannot
+// close its block early.
+package spotlight
