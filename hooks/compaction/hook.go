@@ -37,6 +37,13 @@ type HookConfig struct {
 	// Observer, when set, receives the Report of every triggered compaction,
 	// synchronously. Default none.
 	Observer Observer
+	// PrepareAt is the fraction of ContextWindow at which the hook starts
+	// preparing a compaction in the background, so that the model call
+	// reaching CompactAt finds the summary ready instead of waiting for it
+	// (see the package documentation of prepared compaction). 0, the
+	// default, compacts synchronously at CompactAt; otherwise
+	// CompactTo < PrepareAt < CompactAt.
+	PrepareAt float64
 }
 
 // CompactionHook decides when to compact. Registered at hooks.BeforeLLM, it
@@ -64,9 +71,11 @@ type CompactionHook struct {
 	counter   TokenCounter
 	window    int
 	at, to    float64
+	prepareAt float64 // 0: no prepared compactions
 	log       *slog.Logger
 	observer  Observer
-	kind      string // the compactor's type name, for errors and callbacks
+	kind      string  // the compactor's type name, for errors and callbacks
+	jobs      *jobSet // compactor calls in flight and prepared results
 }
 
 var (
@@ -100,6 +109,9 @@ func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, err
 	if !(0 < to && to < at && at <= 1) || math.IsNaN(at) || math.IsNaN(to) {
 		return nil, fmt.Errorf("compaction: HookConfig needs 0 < CompactTo < CompactAt <= 1, got CompactAt=%v CompactTo=%v", at, to)
 	}
+	if p := cfg.PrepareAt; p != 0 && (!(to < p && p < at) || math.IsNaN(p)) {
+		return nil, fmt.Errorf("compaction: HookConfig needs CompactTo < PrepareAt < CompactAt (or PrepareAt 0: off), got PrepareAt=%v CompactAt=%v CompactTo=%v", p, at, to)
+	}
 	if err := checkFloor(cfg.Compactor, cfg.ContextWindow, to); err != nil {
 		return nil, err
 	}
@@ -111,8 +123,8 @@ func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, err
 	if log == nil {
 		log = slog.Default()
 	}
-	return &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, log: log, observer: cfg.Observer,
-		kind: compactorType(cfg.Compactor)}, nil
+	return &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
+		log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet()}, nil
 }
 
 // Name identifies the hook in errors and logs.
@@ -168,8 +180,12 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 			"provider_tokens", state.ContextTokens, "trigger_tokens", trigger, "triggered", r.Triggered)
 	}
 	if !r.Triggered {
+		if h.prepareAt > 0 {
+			h.prepare(ctx, state, est)
+		}
 		return r, nil
 	}
+	stallStart := time.Now()
 
 	msgTokens, err := h.counter.Count(ctx, messages, nil)
 	if err != nil {
@@ -192,10 +208,14 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 
 	cbCtx := callbacks.ReuseHandlers(ctx, h.callbackRunInfo())
 	cbCtx = callbacks.OnStart(cbCtx, &CompactionInput{Step: r.Step, Estimated: est, Target: r.Target, Messages: len(messages)})
-	compacted, err := h.compact(ctx, messages, &r)
-	if err == nil && compacted != nil {
-		err = withCtxErr(ctx, h.apply(ctx, state, messages, compacted, &r))
+	done := false
+	if h.prepareAt > 0 {
+		done, err = h.usePrepared(ctx, state, &r)
 	}
+	if !done && err == nil {
+		err = h.compactNow(ctx, state, &r)
+	}
+	r.Stall = time.Since(stallStart)
 	r.Err = err
 	if err != nil {
 		callbacks.OnError(cbCtx, err)
@@ -208,41 +228,75 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	return r, err
 }
 
-// compact calls the compactor on an isolated ctx that collects its rounds.
-func (h *CompactionHook) compact(ctx context.Context, messages []*schema.Message, r *Report) ([]*schema.Message, error) {
-	cctx, rounds := withRoundLog(h.isolated(ctx))
-	start := time.Now()
-	compacted, err := h.compactor.Compact(cctx, messages, r.Target, h.counter)
-	r.Duration = time.Since(start)
-	r.Rounds = rounds.take()
+// compactNow compacts State.Messages and waits for the result: the
+// synchronous compaction, also the fallback when no prepared result is
+// usable. r.TokensAfter is the size of State.Messages on entry.
+func (h *CompactionHook) compactNow(ctx context.Context, state *hooks.State, r *Report) error {
+	messages := state.Messages
+	j := h.newJob(ctx, messages, r.TokensAfter, r.Target, r)
+	compacted, err := h.compact(ctx, j, r)
+	if err != nil || compacted == nil {
+		return err
+	}
+	return withCtxErr(ctx, h.apply(ctx, state, messages, compacted, j.tokens, r))
+}
+
+// compact runs j and waits for it, or for ctx to end: a compactor that
+// ignores ctx then finishes in the background, its result discarded, and
+// Close waits for it. It adds the job's rounds and time to r and returns the
+// compacted conversation, nil when the compactor declined.
+func (h *CompactionHook) compact(ctx context.Context, j *job, r *Report) ([]*schema.Message, error) {
+	if !h.start(j) {
+		h.runJob(j)
+	}
+	select {
+	case <-j.done:
+		r.Duration += j.duration
+	case <-ctx.Done():
+		// Stop the compactor if it listens; if not, its goroutine ends on
+		// its own and nothing reads what it returns.
+		j.cancel()
+		r.Duration += time.Since(j.started)
+	}
+	r.Rounds = append(r.Rounds, j.rounds.take()...)
 	if cerr := ctx.Err(); cerr != nil {
 		// The run ended while the compactor worked. Whatever it returned,
 		// a cancelled run must say so and keep its conversation, also when
 		// a custom compactor declined or ignored ctx.
 		h.log.InfoContext(ctx, "compaction abandoned: the run's context ended", "step", r.Step, "error", cerr.Error())
-		return nil, fmt.Errorf("compaction: %s: %w", h.kind, errors.Join(cerr, err))
+		var jerr error
+		if isDone(j) {
+			jerr = j.err
+		}
+		return nil, fmt.Errorf("compaction: %s: %w", h.kind, errors.Join(cerr, jerr))
 	}
-	if err != nil {
-		h.log.WarnContext(ctx, "compaction failed", "step", r.Step, "error", err.Error())
-		return nil, fmt.Errorf("compaction: %s: %w", h.kind, err)
+	return h.checked(ctx, j, r)
+}
+
+// checked judges a finished job: its error, a declined compaction, a result
+// that breaks tool-call pairing.
+func (h *CompactionHook) checked(ctx context.Context, j *job, r *Report) ([]*schema.Message, error) {
+	if j.err != nil {
+		h.log.WarnContext(ctx, "compaction failed", "step", r.Step, "error", j.err.Error())
+		return nil, fmt.Errorf("compaction: %s: %w", h.kind, j.err)
 	}
-	if compacted == nil {
-		h.log.InfoContext(ctx, "compaction declined: nothing left to compact", "step", r.Step, "target_tokens", r.Target)
+	if j.result == nil {
+		h.log.InfoContext(ctx, "compaction declined: nothing left to compact", "step", r.Step, "target_tokens", j.target)
 		return nil, nil
 	}
 	// The hook does not trust its compactor: a custom one that orphans a
 	// tool result would get every later model call rejected by the provider.
-	if err := newPairingFaults(messages, compacted); err != nil {
+	if err := newPairingFaults(j.snapshot, j.result); err != nil {
 		h.log.ErrorContext(ctx, "compaction refused: the compactor broke tool-call pairing", "step", r.Step, "error", err.Error())
 		return nil, fmt.Errorf("compaction: %s: %w", h.kind, err)
 	}
-	return compacted, nil
+	return j.result, nil
 }
 
 // apply swaps the compacted conversation into state, keeping any messages
 // appended since snapshot was taken (see mergeAppended), and rewrites
-// ContextTokens to match it.
-func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot, result []*schema.Message, r *Report) error {
+// ContextTokens to match it. before is the counter's size of snapshot.
+func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot, result []*schema.Message, before int, r *Report) error {
 	compacted, ok := mergeAppended(snapshot, state.Messages, result)
 	if !ok {
 		h.log.WarnContext(ctx, "the conversation was rewritten while compaction ran; keeping that rewrite and dropping this compaction",
@@ -255,11 +309,11 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 	if err != nil {
 		return fmt.Errorf("compaction: counting the compacted messages: %w", err)
 	}
-	if left >= r.TokensBefore {
+	if left >= before {
 		// A compactor that makes things no smaller has done nothing useful;
 		// keeping the original loses nothing.
 		h.log.WarnContext(ctx, "compaction ignored: the compactor's result is not smaller",
-			"step", r.Step, "tokens_before", r.TokensBefore, "tokens_after", left)
+			"step", r.Step, "tokens_before", before, "tokens_after", left)
 		return nil
 	}
 	if len(compacted) != len(result) {
@@ -283,7 +337,7 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 	r.Compacted, r.MessagesAfter, r.TokensAfter = true, len(compacted), left
 	h.log.InfoContext(ctx, "compaction applied", "step", r.Step, "messages_before", r.MessagesBefore,
 		"messages_after", r.MessagesAfter, "tokens_before", r.TokensBefore, "tokens_after", left,
-		"target_tokens", r.Target, "rounds", len(r.Rounds), "duration", r.Duration)
+		"target_tokens", r.Target, "rounds", len(r.Rounds), "duration", r.Duration, "prepared", r.Prepared)
 	return nil
 }
 
@@ -323,9 +377,20 @@ func (h *CompactionHook) WarmUp(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the compactor when it implements hooks.Closer. The counter is
-// not closed: counters are usually shared and hold nothing to release.
+// Close cancels every compactor call the hook started (prepared ones and
+// calls abandoned by runs whose ctx ended), drops the prepared results,
+// waits until those calls returned or ctx ends, then closes the compactor
+// when it implements hooks.Closer. The counter is not closed: counters are
+// usually shared and hold nothing to release. After Close the hook still
+// compacts, synchronously on the caller's goroutine, and prepares nothing.
 func (h *CompactionHook) Close(ctx context.Context) error {
+	dropped, err := h.jobs.close(ctx)
+	for _, j := range dropped {
+		h.drop(ctx, j, "the hook was closed")
+	}
+	if err != nil {
+		return err
+	}
 	if c, ok := h.compactor.(hooks.Closer); ok {
 		if err := c.Close(ctx); err != nil {
 			return fmt.Errorf("compaction: close compactor: %w", err)

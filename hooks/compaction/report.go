@@ -27,8 +27,18 @@ type Report struct {
 	TokensBefore, TokensAfter     int // counter's size of the messages before and after
 
 	Rounds   []Round       // summarizer rounds, in order (summarizing compactors only)
-	Duration time.Duration // time spent in the compactor
+	Duration time.Duration // time spent in the compactor, in the background too
 	Err      error         // the compactor's error, if any
+
+	// Prepared says the compaction applied was computed in the background
+	// (HookConfig.PrepareAt). Rounds and Duration then include that
+	// background work; when the result still left the call at the trigger,
+	// a synchronous compaction followed and its rounds come after.
+	Prepared bool
+	// Stall is how long this model call waited for compaction: about zero
+	// when a prepared result was ready, the rest of its work when it was
+	// still running, the whole compaction when it ran synchronously.
+	Stall time.Duration
 }
 
 // Saved is how many tokens the compaction removed, by the counter.

@@ -1,0 +1,304 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+// job is one call of the compactor on its own goroutine. Every compaction
+// runs as a job: a synchronous one so that the hook returns when its run's
+// ctx ends even if the compactor ignores ctx (the call finishes in the
+// background and its result is discarded), a prepared one so that the agent
+// keeps calling the model while the summary is written.
+type job struct {
+	snapshot []*schema.Message // what the compactor got; never modified
+	tokens   int               // the counter's size of snapshot
+	target   int               // the target handed to the compactor
+	overhead int               // Report.Overhead when the job started
+	step     int               // State.StepCount when the job started
+	started  time.Time
+	ctx      context.Context // the compactor's: isolated, collecting rounds
+	cancel   context.CancelFunc
+	rounds   *roundLog
+	done     chan struct{} // closed once the fields below are set
+
+	result   []*schema.Message
+	err      error
+	duration time.Duration
+}
+
+// Bounds of what a hook keeps for prepared compactions, so that a server
+// holding thousands of conversations does not grow without limit. A job
+// beyond either is dropped (cancelled if still running) and its
+// conversation compacts synchronously when it reaches the trigger.
+const (
+	// defaultMaxPrepared is how many prepared compactions, running or
+	// finished and not yet used, one hook keeps at a time.
+	defaultMaxPrepared = 256
+	// defaultPreparedMaxAge is how long a prepared compaction is kept for
+	// its conversation after it started.
+	defaultPreparedMaxAge = 10 * time.Minute
+)
+
+// jobSet tracks a hook's running jobs and its prepared compactions.
+type jobSet struct {
+	life context.Context // cancelled by Close; every job's ctx ends with it
+	stop context.CancelFunc
+
+	mu      sync.Mutex
+	closed  bool
+	running int
+	idle    chan struct{} // made by Close, closed when no job runs any more
+	// prepared holds the background jobs by the first non-system message of
+	// their snapshot, which a conversation that still begins with the
+	// snapshot has at the same place: a lookup costs one map access and a
+	// prefix check per conversation sharing that message.
+	prepared map[*schema.Message][]*job
+	count    int
+	maxJobs  int
+	maxAge   time.Duration
+}
+
+func newJobSet() *jobSet {
+	life, stop := context.WithCancel(context.Background())
+	return &jobSet{life: life, stop: stop, prepared: map[*schema.Message][]*job{},
+		maxJobs: defaultMaxPrepared, maxAge: defaultPreparedMaxAge}
+}
+
+// newJob prepares a compaction of snapshot on a ctx derived from parent
+// (isolated from the agent's callback handlers, collecting the rounds) that
+// also ends when the hook is closed. Nothing runs before start or runInline.
+func (h *CompactionHook) newJob(parent context.Context, snapshot []*schema.Message, tokens, target int, r *Report) *job {
+	jctx, cancel := context.WithCancel(parent)
+	cctx, rounds := withRoundLog(h.isolated(jctx))
+	return &job{snapshot: snapshot, tokens: tokens, target: target, overhead: r.Overhead, step: r.Step,
+		started: time.Now(), ctx: cctx, cancel: cancel, rounds: rounds, done: make(chan struct{})}
+}
+
+// start runs j on its own goroutine. It returns false, starting nothing,
+// once the hook is closed.
+func (h *CompactionHook) start(j *job) bool {
+	js := h.jobs
+	js.mu.Lock()
+	if js.closed {
+		js.mu.Unlock()
+		return false
+	}
+	js.running++
+	js.mu.Unlock()
+	stop := context.AfterFunc(js.life, j.cancel)
+	go func() {
+		defer js.finished()
+		defer stop()
+		h.runJob(j)
+	}()
+	return true
+}
+
+// runJob calls the compactor and publishes its outcome by closing j.done.
+func (h *CompactionHook) runJob(j *job) {
+	defer close(j.done)
+	defer j.cancel()
+	defer func() {
+		// A panic on a job's goroutine would end the process; the hook
+		// reports it the way the registry reports a panicking hook.
+		if p := recover(); p != nil {
+			j.result, j.err = nil, fmt.Errorf("%w: compactor %s: %v", hooks.ErrHookPanic, h.kind, p)
+			j.duration = time.Since(j.started)
+		}
+	}()
+	j.result, j.err = h.compactor.Compact(j.ctx, j.snapshot, j.target, h.counter)
+	j.duration = time.Since(j.started)
+}
+
+func (js *jobSet) finished() {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	js.running--
+	if js.closed && js.running == 0 && js.idle != nil {
+		close(js.idle)
+		js.idle = nil
+	}
+}
+
+// close cancels every job and waits until their goroutines ended or ctx is
+// done. Prepared results are dropped.
+func (js *jobSet) close(ctx context.Context) (dropped []*job, err error) {
+	js.mu.Lock()
+	if !js.closed {
+		js.closed = true
+		for _, list := range js.prepared {
+			dropped = append(dropped, list...)
+		}
+		clear(js.prepared)
+		js.count = 0
+	}
+	js.stop()
+	if js.running == 0 {
+		js.mu.Unlock()
+		return dropped, nil
+	}
+	if js.idle == nil {
+		js.idle = make(chan struct{})
+	}
+	idle := js.idle
+	js.mu.Unlock()
+	select {
+	case <-idle:
+		return dropped, nil
+	case <-ctx.Done():
+		return dropped, fmt.Errorf("compaction: %d compactor calls still running: %w", js.runningNow(), ctx.Err())
+	}
+}
+
+func (js *jobSet) runningNow() int {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	return js.running
+}
+
+// anchorOf is the registry key of a conversation: its first message that is
+// not a system message, or nil when it has none (nothing to compact).
+func anchorOf(messages []*schema.Message) *schema.Message {
+	for _, m := range messages {
+		if m != nil && m.Role != schema.System {
+			return m
+		}
+	}
+	return nil
+}
+
+// hasPrefix reports whether messages begins with exactly the messages of
+// snapshot: the same values (pointers), in the same order. Messages are
+// immutable by contract, so equal pointers mean equal content.
+func hasPrefix(messages, snapshot []*schema.Message) bool {
+	if len(messages) < len(snapshot) {
+		return false
+	}
+	for i, m := range snapshot {
+		if messages[i] != m {
+			return false
+		}
+	}
+	return true
+}
+
+// find returns the prepared job whose snapshot messages begins with, if any.
+// With take it also removes it, so that only one run uses a result. Jobs
+// older than maxAge are dropped on the way and returned in expired.
+func (js *jobSet) find(messages []*schema.Message, take bool, now time.Time) (found *job, expired []*job) {
+	anchor := anchorOf(messages)
+	if anchor == nil {
+		return nil, nil
+	}
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	list := js.prepared[anchor]
+	kept := list[:0]
+	for _, j := range list {
+		switch {
+		case now.Sub(j.started) > js.maxAge:
+			expired = append(expired, j)
+			continue
+		case found == nil && hasPrefix(messages, j.snapshot):
+			found = j
+			if take {
+				continue
+			}
+		}
+		kept = append(kept, j)
+	}
+	clear(list[len(kept):])
+	js.count -= len(list) - len(kept)
+	if len(kept) == 0 {
+		delete(js.prepared, anchor)
+	} else {
+		js.prepared[anchor] = kept
+	}
+	return found, expired
+}
+
+// add registers a prepared job unless one for the same conversation exists
+// or the set is closed. When the set is full it first drops jobs older than
+// maxAge, then the oldest finished one; with every slot held by a running
+// job it refuses. dropped lists the jobs it pushed out.
+func (js *jobSet) add(j *job, now time.Time) (ok bool, dropped []*job) {
+	anchor := anchorOf(j.snapshot)
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if js.closed || anchor == nil {
+		return false, nil
+	}
+	for _, other := range js.prepared[anchor] {
+		if hasPrefix(j.snapshot, other.snapshot) {
+			return false, nil
+		}
+	}
+	if js.count >= js.maxJobs {
+		dropped = js.evictLocked(now)
+		if js.count >= js.maxJobs {
+			return false, dropped
+		}
+	}
+	js.prepared[anchor] = append(js.prepared[anchor], j)
+	js.count++
+	return true, dropped
+}
+
+// evictLocked drops every job older than maxAge, or failing that the oldest
+// finished job.
+func (js *jobSet) evictLocked(now time.Time) []*job {
+	var out []*job
+	var oldest *job
+	for anchor, list := range js.prepared {
+		kept := list[:0]
+		for _, j := range list {
+			if now.Sub(j.started) > js.maxAge {
+				out = append(out, j)
+				continue
+			}
+			if isDone(j) && (oldest == nil || j.started.Before(oldest.started)) {
+				oldest = j
+			}
+			kept = append(kept, j)
+		}
+		clear(list[len(kept):])
+		if len(kept) == 0 {
+			delete(js.prepared, anchor)
+		} else {
+			js.prepared[anchor] = kept
+		}
+	}
+	js.count -= len(out)
+	if len(out) > 0 || oldest == nil {
+		return out
+	}
+	anchor := anchorOf(oldest.snapshot)
+	list := js.prepared[anchor]
+	if i := slices.Index(list, oldest); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+	}
+	if len(list) == 0 {
+		delete(js.prepared, anchor)
+	} else {
+		js.prepared[anchor] = list
+	}
+	js.count--
+	return []*job{oldest}
+}
+
+func isDone(j *job) bool {
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
+}

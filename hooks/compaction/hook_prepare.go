@@ -1,0 +1,148 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+// Prepared compaction (HookConfig.PrepareAt). The conversation only grows
+// between model calls and a compaction replaces its oldest part, so the
+// compaction the trigger will need can start earlier, on the conversation as
+// it stands at PrepareAt, while the agent keeps calling the model with the
+// whole of it. At the trigger the hook swaps the prepared result in for the
+// prefix it covers and keeps what was appended since verbatim
+// (mergeAppended), so the call waits for nothing, or only for what is left
+// of a job still running.
+//
+// A prepared result is only ever applied to a conversation that begins with
+// exactly its snapshot: the same *schema.Message values in the same order.
+// Messages are immutable by contract, so another conversation (another run
+// of a shared hook) cannot match unless it holds the very same messages, in
+// which case the result is as right for it. A conversation rewritten since
+// the snapshot no longer matches; it compacts synchronously at the trigger,
+// and the unused job is dropped when it expires or is pushed out.
+//
+// A prepared job runs on a ctx that keeps the values of the run that
+// started it but not its cancellation: when that run ends, the job goes on,
+// and a later run whose messages begin with the snapshot (the next Run of the
+// same conversation, carrying its history forward) uses the result. Close
+// cancels every job and waits for it. A hook keeps at most
+// defaultMaxPrepared jobs, each for at most defaultPreparedMaxAge.
+
+// prepare starts a background compaction of state's conversation once its
+// estimate est reaches PrepareAt, unless one is prepared for it already.
+func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est int) {
+	if float64(est) < float64(h.window)*h.prepareAt {
+		return
+	}
+	messages := state.Messages
+	now := time.Now()
+	found, expired := h.jobs.find(messages, false, now)
+	h.dropAll(ctx, expired, "it expired")
+	if found != nil {
+		return
+	}
+	msgTokens, err := h.counter.Count(ctx, messages, nil)
+	if err != nil {
+		h.log.DebugContext(ctx, "compaction not prepared: counting the conversation failed", "step", state.StepCount, "error", err.Error())
+		return
+	}
+	trigger, base := h.Thresholds()
+	overhead := est - msgTokens
+	full := base - overhead
+	if full <= 0 {
+		return
+	}
+	// The conversation grows by about trigger-est before the result is
+	// used, and that growth is kept verbatim: aim that much lower so the
+	// merged conversation lands near the usual target. A quarter of the
+	// usual target is the floor, so a PrepareAt far below CompactAt does
+	// not summarize nearly everything.
+	target := max(full-(int(trigger)-est), full/4)
+	r := Report{Step: state.StepCount, Overhead: overhead}
+	j := h.newJob(context.WithoutCancel(ctx), slices.Clone(messages), msgTokens, target, &r)
+	ok, dropped := h.jobs.add(j, now)
+	h.dropAll(ctx, dropped, "too many prepared compactions")
+	if !ok || !h.start(j) {
+		j.cancel()
+		return
+	}
+	if h.log.Enabled(ctx, slog.LevelDebug) {
+		h.log.DebugContext(ctx, "compaction preparing in the background", "step", state.StepCount, "estimated_tokens", est,
+			"target_tokens", target, "messages", len(messages))
+	}
+}
+
+// usePrepared applies the prepared compaction of State.Messages, waiting for
+// it if it is still running. done is true when the call is then below the
+// trigger; false with a nil error when the caller must compact now: there
+// was no usable prepared result, or it did not bring the call below the
+// trigger (State.Messages then holds it, and r says so).
+func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r *Report) (done bool, err error) {
+	j, expired := h.jobs.find(state.Messages, true, time.Now())
+	h.dropAll(ctx, expired, "it expired")
+	if j == nil {
+		return false, nil
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		// Still right for this conversation: keep it for a retry.
+		if ok, dropped := h.jobs.add(j, time.Now()); !ok {
+			h.drop(ctx, j, "the run ended while waiting for it")
+		} else {
+			h.dropAll(ctx, dropped, "too many prepared compactions")
+		}
+		return false, fmt.Errorf("compaction: waiting for the compaction prepared at step %d: %w", j.step, ctx.Err())
+	}
+	r.Rounds = append(r.Rounds, j.rounds.take()...)
+	r.Duration += j.duration
+	result, err := h.checked(ctx, j, r)
+	if err != nil || result == nil {
+		// Never fatal: the trigger is here, so compact the usual way.
+		h.log.InfoContext(ctx, "prepared compaction unusable; compacting now", "step", r.Step, "prepared_at_step", j.step)
+		return false, nil
+	}
+	if err := h.apply(ctx, state, j.snapshot, result, j.tokens, r); err != nil {
+		return false, withCtxErr(ctx, err)
+	}
+	if !r.Compacted {
+		return false, nil
+	}
+	r.Prepared = true
+	if trigger, _ := h.Thresholds(); float64(r.TokensAfter+r.Overhead) >= trigger {
+		h.log.InfoContext(ctx, "prepared compaction still leaves the call at the trigger; compacting the rest now",
+			"step", r.Step, "tokens_after", r.TokensAfter, "trigger_tokens", trigger)
+		return false, nil
+	}
+	return true, nil
+}
+
+func (h *CompactionHook) dropAll(ctx context.Context, jobs []*job, why string) {
+	for _, j := range jobs {
+		h.drop(ctx, j, why)
+	}
+}
+
+// drop cancels a prepared job that will not be used and logs what it cost.
+// It goes to no Observer: no model call follows it.
+func (h *CompactionHook) drop(ctx context.Context, j *job, why string) {
+	j.cancel()
+	if !h.log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	in, out := 0, 0
+	rounds := j.rounds.take()
+	for _, rd := range rounds {
+		if rd.Usage != nil {
+			in, out = in+rd.Usage.PromptTokens, out+rd.Usage.CompletionTokens
+		}
+	}
+	h.log.DebugContext(ctx, "prepared compaction dropped unused: "+why, "prepared_at_step", j.step, "age", time.Since(j.started),
+		"finished", isDone(j), "rounds", len(rounds), "summarizer_input_tokens", in, "summarizer_output_tokens", out)
+}
