@@ -36,82 +36,64 @@ const minCutRunes = 96
 
 // fitTranscript returns the transcript to show the summarizer for indices,
 // its size, and how many messages were cut to make it fit. Under
-// MaxSummarizerInputTokens it cuts the longest texts of the planned messages
-// (copies; the conversation is untouched), keeping head and tail and marking
-// the cut, halving the allowance until the transcript fits or nothing more
-// can be cut.
+// MaxSummarizerInputTokens it cuts the longest texts the transcript shows,
+// whatever field of a message holds them (content, parts, tool-call
+// arguments, names, ids, attachment placeholders), keeping head and tail and
+// marking the cut, halving the allowance until the transcript fits or nothing
+// more can be cut. The cuts happen as the transcript is rendered; the
+// conversation is untouched.
 func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*schema.Message, indices []int, counter TokenCounter) (string, int, int, error) {
 	var text string
-	size := func(msgs []*schema.Message) (int, error) {
-		text = Transcript(msgs, indices)
+	var cut int
+	cutter := &textCutter{}
+	size := func() (int, error) {
+		text, cut = transcript(messages, indices, cutter)
 		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(text)}, nil)
 		if err != nil {
 			return 0, fmt.Errorf("compaction: measuring the summarizer's transcript: %w", err)
 		}
 		return n, nil
 	}
-	n, err := size(messages)
+	n, err := size()
 	if err != nil || c.maxInput == 0 || n <= c.maxInput {
 		return text, 0, n, err
 	}
-	longest := 0
-	for _, i := range indices {
-		for p := range contentParts(messages[i]) {
-			longest = max(longest, runeLen(p.text))
-		}
-	}
-	for limit := longest / 2; limit >= minCutRunes; limit /= 2 {
-		shown := make([]*schema.Message, len(messages))
-		copy(shown, messages)
-		cut := 0
-		for _, i := range indices {
-			if m, ok := cutMessage(messages[i], limit); ok {
-				shown[i] = m
-				cut++
-			}
-		}
-		if n, err = size(shown); err != nil {
+	for cutter.limit = cutter.longest / 2; cutter.limit >= minCutRunes; cutter.limit /= 2 {
+		if n, err = size(); err != nil {
 			return "", 0, 0, err
 		}
-		if n <= c.maxInput || limit/2 < minCutRunes {
+		if n <= c.maxInput || cutter.limit/2 < minCutRunes {
 			return text, cut, n, nil
 		}
 	}
 	return text, 0, n, nil
 }
 
-// cutMessage returns a copy of m with every text longer than limit code
-// points cut to its head and tail, or false when nothing needed cutting.
-func cutMessage(m *schema.Message, limit int) (*schema.Message, bool) {
-	if m == nil || IsStrategy(m, StrategySummarization) {
-		return m, false
+// textCutter cuts the texts a transcript shows to at most limit code points
+// (0: no cut) and notes the longest it saw, so the first, uncut rendering
+// tells fitTranscript where to start cutting.
+type textCutter struct {
+	limit   int
+	longest int
+	cuts    int
+}
+
+func (c *textCutter) text(s string) string {
+	n := runeLen(s)
+	c.longest = max(c.longest, n)
+	if c.limit > 0 && n > c.limit {
+		c.cuts++
+		return cutText(s, c.limit)
 	}
-	out := *m
-	changed := false
-	if runeLen(out.Content) > limit {
-		out.Content, changed = cutText(out.Content, limit), true
+	return s
+}
+
+// count is how many texts c has cut; 0 for a nil c.
+func (c *textCutter) count() int {
+	if c == nil {
+		return 0
 	}
-	if len(m.UserInputMultiContent) > 0 {
-		parts := make([]schema.MessageInputPart, len(m.UserInputMultiContent))
-		copy(parts, m.UserInputMultiContent)
-		for i := range parts {
-			if parts[i].Type == schema.ChatMessagePartTypeText && runeLen(parts[i].Text) > limit {
-				parts[i].Text, changed = cutText(parts[i].Text, limit), true
-			}
-		}
-		out.UserInputMultiContent = parts
-	}
-	if len(m.AssistantGenMultiContent) > 0 {
-		parts := make([]schema.MessageOutputPart, len(m.AssistantGenMultiContent))
-		copy(parts, m.AssistantGenMultiContent)
-		for i := range parts {
-			if parts[i].Type == schema.ChatMessagePartTypeText && runeLen(parts[i].Text) > limit {
-				parts[i].Text, changed = cutText(parts[i].Text, limit), true
-			}
-		}
-		out.AssistantGenMultiContent = parts
-	}
-	return &out, changed
+	return c.cuts
 }
 
 // cutText keeps the first and last parts of s, about limit code points in

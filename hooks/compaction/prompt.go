@@ -84,8 +84,23 @@ func promptFor(instruction, transcript string) []*schema.Message {
 // and content imitating a "[conversation_summary]" header is shown as
 // "(conversation_summary)".
 func Transcript(messages []*schema.Message, indices []int) string {
+	text, _ := transcript(messages, indices, nil)
+	return text
+}
+
+// transcript is Transcript with every text the conversation supplies (message
+// and part texts, tool names, call ids and arguments, attachment
+// placeholders) passed through cut, when not nil, before it is indented. It
+// also returns how many messages had a text cut. Earlier summaries are shown
+// whole: compaction wrote them, to a known size.
+func transcript(messages []*schema.Message, indices []int, cut *textCutter) (string, int) {
 	var b strings.Builder
 	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, Text: indentContinuation}
+	if cut != nil {
+		opts.Text = func(s string) string { return indentContinuation(cut.text(s)) }
+		opts.Attachment = func(a Attachment) string { return lineBreaks.Replace(cut.text(DescribeAttachment(a))) }
+	}
+	cutMessages := 0
 	for n, i := range indices {
 		if n > 0 {
 			b.WriteString("\n")
@@ -97,9 +112,13 @@ func Transcript(messages []*schema.Message, indices []int) string {
 			b.WriteString(entryLookalike.ReplaceAllString(summaryBody(m), "($1)"))
 			continue
 		}
+		cuts := cut.count()
 		b.WriteString(entryLookalike.ReplaceAllString(RenderMessage(m, opts), "($1)"))
+		if cut.count() > cuts {
+			cutMessages++
+		}
 	}
-	return neutralise(b.String())
+	return neutralise(b.String()), cutMessages
 }
 
 // indentContinuation indents every line of a content text after its first,
