@@ -165,7 +165,7 @@ func (a *Agent) recordInvoke(ctx context.Context, reply *schema.Message, _ ...an
 		// Replace, never keep: a reply without usage means the size of the
 		// prompt is unknown now, and the old number is stale.
 		st.hs.ContextTokens = einoint.UsageTokens(reply)
-		if len(a.toolInfos) == 0 || (len(reply.ToolCalls) == 0 && reply.Content != "") {
+		if len(a.toolInfos) == 0 || (len(reply.ToolCalls) == 0 && hasAnswerText(reply)) {
 			st.next = nodeExit
 		} else {
 			st.next = nodeTool
@@ -173,6 +173,26 @@ func (a *Agent) recordInvoke(ctx context.Context, reply *schema.Message, _ ...an
 		return nil
 	})
 	return reply, err
+}
+
+// hasAnswerText reports whether reply says something: Content, or a text
+// part of AssistantGenMultiContent or the deprecated MultiContent, where some
+// providers put the whole answer. Reasoning is not an answer.
+func hasAnswerText(reply *schema.Message) bool {
+	if reply.Content != "" {
+		return true
+	}
+	for _, p := range reply.AssistantGenMultiContent {
+		if p.Type == schema.ChatMessagePartTypeText && p.Text != "" {
+			return true
+		}
+	}
+	for _, p := range reply.MultiContent {
+		if p.Type == schema.ChatMessagePartTypeText && p.Text != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // recordTransform is recordInvoke for streamed runs: it forwards each chunk
