@@ -29,7 +29,8 @@ func (f TokenCounterFunc) Count(ctx context.Context, messages []*schema.Message,
 // AdditiveCounter's own scale. Costs add up; AdditiveCounter.Tokens turns a
 // sum into tokens.
 type Cost struct {
-	// Units is the rendered length of the message in code points.
+	// Units is the length of the message in code points: its rendering
+	// plus the reasoning its client sends (ReasoningSent).
 	Units int
 	// Flat is the flat token charge for the message's attachments.
 	Flat int
@@ -78,7 +79,8 @@ type ApproximateConfig struct {
 }
 
 // ApproximateTokenCounter estimates tokens as the code points of the
-// conversation's rendering (see Render) divided by CharsPerToken, truncated,
+// conversation's rendering (see Render) and of the reasoning sent with it
+// (see ReasoningSent) divided by CharsPerToken, truncated,
 // plus a flat charge per attachment, including attachments inside tool
 // results. Tool schemas are counted through RenderTools. It needs no
 // tokenizer, is safe for concurrent use, and is an AdditiveCounter. The zero
@@ -182,6 +184,7 @@ func (c *ApproximateTokenCounter) cost(t *runeTally, msg *schema.Message) Cost {
 	if msg == nil {
 		return cost
 	}
+	cost.Units += runeLen(ReasoningSent(msg))
 	for p := range contentParts(msg) {
 		if p.isText {
 			continue

@@ -50,9 +50,14 @@ func FuzzRender(f *testing.F) {
 		if joined := strings.Join(perMessage, "\n"); joined != short {
 			t.Fatalf("Render differs from RenderMessage joined by newlines:\n%q\n%q", short, joined)
 		}
+		// Reasoning is not rendered but is counted where the client sends
+		// it (TestReasoningSentMatchesTheClient pins that rule on the wire).
 		runes := runeLen(short)
+		for _, m := range msgs {
+			runes += runeLen(ReasoningSent(m))
+		}
 		if len(msgs) > 0 && units+len(msgs)-1 != runes {
-			t.Fatalf("message costs %d + %d separators != %d code points rendered", units, len(msgs)-1, runes)
+			t.Fatalf("message costs %d + %d separators != %d code points rendered and reasoning sent", units, len(msgs)-1, runes)
 		}
 		var found int
 		for _, m := range msgs {

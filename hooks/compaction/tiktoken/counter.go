@@ -59,8 +59,10 @@ type Config struct {
 
 // Counter is a compaction.TokenCounter that counts the BPE tokens of the same
 // rendering the approximate counter measures (compaction.Render of the
-// messages followed by compaction.RenderTools of the tools), plus the same
-// flat charges per attachment. The encoding is loaded lazily, once; WarmUp
+// messages followed by compaction.RenderTools of the tools) and of the
+// reasoning sent with each message (compaction.ReasoningSent, tokenized on
+// its own, as the separate field it is sent in), plus the same flat charges
+// per attachment. The encoding is loaded lazily, once; WarmUp
 // loads it ahead of the first count. Safe for concurrent use.
 //
 // It tokenizes each message's rendering together with the "\n" that
@@ -188,6 +190,12 @@ func (c *Counter) Count(ctx context.Context, messages []*schema.Message, tools [
 		}
 		k, err := c.segment(codec, seg)
 		if err != nil {
+			return 0, err
+		}
+		n += k
+		// Reasoning is sent as a field of its own, so it is tokenized
+		// on its own.
+		if k, err = c.segment(codec, compaction.ReasoningSent(m)); err != nil {
 			return 0, err
 		}
 		n += k

@@ -115,6 +115,36 @@ func TestCountsTheSharedRendering(t *testing.T) {
 	}
 }
 
+// TestReasoningIsCounted: reasoning the client sends back is tokenized on
+// its own and added; reasoning it drops (a message with input parts) is not.
+func TestReasoningIsCounted(t *testing.T) {
+	t.Parallel()
+	const thought = "The user wants the flaky test fixed; first read backoff.go, then check the jitter bound."
+	ctx := context.Background()
+	c := tkNew(t, nil)
+	codec, _ := tokenizer.Get(tokenizer.Encoding(O200kBase))
+	extra, _ := codec.Count(thought)
+	msgs := tkSample(t)
+	base, err := c.Count(ctx, msgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withThought := append([]*schema.Message{}, msgs...)
+	withThought[1] = &schema.Message{Role: msgs[1].Role, Content: msgs[1].Content, ReasoningContent: thought}
+	if msgs[1].ReasoningContent != "" || len(msgs[1].UserInputMultiContent) > 0 {
+		t.Fatal("sample message 1 must be plain text without reasoning")
+	}
+	if got, _ := c.Count(ctx, withThought, nil); got != base+extra {
+		t.Errorf("Count with reasoning = %d, want %d + %d", got, base, extra)
+	}
+	dropped := []*schema.Message{{Role: schema.User, ReasoningContent: thought,
+		UserInputMultiContent: []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeText, Text: "hi"}}}}
+	want, _ := codec.Count(compaction.Render(dropped, compaction.RenderOptions{}))
+	if got, _ := c.Count(ctx, dropped, nil); got != want {
+		t.Errorf("reasoning the client drops counted: %d, want %d", got, want)
+	}
+}
+
 func TestAttachmentsAreFlatCharges(t *testing.T) {
 	t.Parallel()
 	url := "https://example.com/cat.png"
