@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
@@ -37,7 +38,7 @@ type compactRun struct {
 	in, out, format, strategy, counter string
 	window, summaryTokens              int
 	at, to                             float64
-	offline, quiet                     bool
+	offline, quiet, strictPairing      bool
 }
 
 func parseCompact(args []string, stderr io.Writer) (*compactRun, error) {
@@ -59,6 +60,7 @@ func parseCompact(args []string, stderr io.Writer) (*compactRun, error) {
 	fs.StringVar(&r.out, "out", "", "write the compacted transcript here, in the input's format")
 	fs.BoolVar(&r.offline, "offline", false, "never call a summarizer endpoint, whatever the environment says")
 	fs.BoolVar(&r.quiet, "quiet", false, "no progress lines on stderr")
+	fs.BoolVar(&r.strictPairing, "strict-pairing", false, "fail (exit 1) on tool-call pairing faults in the input rather than warn and go on")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -84,6 +86,13 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 	t, err := loadTranscript(r.in, r.format)
 	if err != nil {
 		return err
+	}
+	if faults := inputPairingFaults(t.messages); len(faults) > 0 {
+		if r.strictPairing {
+			return fmt.Errorf("%s: %s", r.in, describeFaults(faults, ""))
+		}
+		fmt.Fprintf(stderr, "einocompact: warning: %s: %s", r.in,
+			describeFaults(faults, "; compaction keeps them as they are (--strict-pairing makes this an error)")+"\n")
 	}
 	counter, err := newCounter(r.counter)
 	if err != nil {
@@ -159,6 +168,23 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 	}
 	fmt.Fprintf(stdout, "\nwrote %s (%d messages)\n", r.out, len(state.Messages))
 	return nil
+}
+
+// maxFaultLines caps the faults listed one per line; the count says the rest.
+const maxFaultLines = 10
+
+// describeFaults says how many pairing faults there are, note appended to
+// that line, then lists them one per line.
+func describeFaults(faults []pairingFault, note string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d tool-call pairing fault(s) a provider would reject%s:\n", len(faults), note)
+	for _, f := range faults[:min(len(faults), maxFaultLines)] {
+		fmt.Fprintf(&b, "  %s\n", f)
+	}
+	if len(faults) > maxFaultLines {
+		fmt.Fprintf(&b, "  and %d more\n", len(faults)-maxFaultLines)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // floorProblem explains, in this command's flags, a target too small for the
