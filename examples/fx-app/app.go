@@ -210,6 +210,7 @@ func (r *runner) run(ctx context.Context) (*agent.Result, *reporter, error) {
 		fmt.Fprintf(r.out.w, "compaction: strategy %s, window %d, compact at %.0f tokens (%.2f), down to %d (%.2f); summarizer: %s\n",
 			c.Strategy, c.ContextWindow, trigger, c.CompactAt, target, c.CompactTo, compactfx.SummarizerName(&r.cfg.Config))
 		fmt.Fprintf(r.out.w, "task: %s\n\n", task)
+		legend(r.out.w, r.model.replay, r.offlineSummarizer())
 	}
 	start := time.Now()
 	ctx = compactfx.WithObserver(withReporter(ctx, rep), rep)
@@ -222,9 +223,17 @@ func (r *runner) run(ctx context.Context) (*agent.Result, *reporter, error) {
 	}
 	rep.summary(r.out.w, runSummary{
 		model: r.model.name, summarizer: compactfx.SummarizerName(&r.cfg.Config), exit: res.ExitReason,
+		replay: r.model.replay, offlineSummarizer: r.offlineSummarizer(),
 		window: c.ContextWindow, trigger: trigger, target: target, toolCalls: res.ToolCallCounts, elapsed: time.Since(start),
 	})
 	return res, rep, nil
+}
+
+// offlineSummarizer reports whether every summary comes from the offline
+// extractive summarizer, whose token usage is its own count, not a model's.
+func (r *runner) offlineSummarizer() bool {
+	_, online := r.cfg.SummarizerEndpoint()
+	return !online
 }
 
 func indent(s string) string {

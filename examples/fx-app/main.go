@@ -32,10 +32,11 @@ import (
 const usageText = `fx-app: einocompact's demo agent, wired with go.uber.org/fx.
 
 Runs a tool-using agent on a bundled repository (an incident investigation)
-with a deliberately small context window, and prints one line per step (the
-prompt size estimated locally and as the provider reported it) and one per
-compaction (tier, messages replaced, tokens before and after, summarizer
-latency), then a summary table.
+with a deliberately small context window, and prints a legend, one line per
+step (the prompt size estimated locally and as the model's reply reported it;
+offline the replay computes that number itself) and one per compaction (tier,
+messages replaced, tokens before and after, summarizer latency), then a
+summary table.
 
 Offline by default: the agent's model replays a trajectory scripted by hand
 for the demo (no model chose its steps or wrote its answer), the tools really

@@ -235,7 +235,8 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 	if rounds == 0 {
 		row("summarizer", "%s: not called", res.summarizer)
 	} else {
-		row("summarizer", "%s: %d rounds, %d calls, %s, %d prompt + %d completion tokens", res.summarizer, rounds, attempts, ms(latency), sumPrompt, sumCompletion)
+		row("summarizer", "%s: %d rounds, %d calls, %s, %d prompt + %d completion tokens%s", res.summarizer, rounds, attempts, ms(latency),
+			sumPrompt, sumCompletion, onlyIf(res.offlineSummarizer, " (its own count, 4 characters a token: no model ran)"))
 	}
 	if ids.Found > 0 {
 		row("identifiers", "%d found in replaced messages: %d (%s) written into summaries, %d appended verbatim by the ledger, %d dropped by its cap",
@@ -243,8 +244,8 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 	}
 	row("peak prompt", "~%d est / %d provider", peakEst, peakProvider)
 	row("final prompt", "~%d est / %d provider; ~%d without compaction", last.est, last.provider, last.shadow)
-	row("prompt tokens, all", "~%d est with compaction vs ~%d without (%s saved); provider: %d prompt + %d completion",
-		est, shadow, percent(shadow-est, shadow), provider, completion)
+	row("prompt tokens, all", "~%d est with compaction vs ~%d without (%s saved); provider: %d prompt + %d completion%s",
+		est, shadow, percent(shadow-est, shadow), provider, completion, onlyIf(res.replay, " (computed by the replay)"))
 	row("wall time", "%s", res.elapsed.Round(time.Millisecond))
 	if len(r.compactions) == 0 {
 		return
@@ -259,6 +260,9 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 // runSummary is what the summary needs from outside the reporter.
 type runSummary struct {
 	model, summarizer, exit string
+	// replay: the "provider" numbers are the replay's own arithmetic;
+	// offlineSummarizer: the summarizer's tokens are its own count.
+	replay, offlineSummarizer bool
 	window, target          int
 	trigger                 float64
 	toolCalls               map[string]int
@@ -292,6 +296,36 @@ func describe(m *schema.Message) string {
 		parts = append(parts, c.Function.Name+arg)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// legend explains the columns and names of the step and compaction lines.
+// Offline, the "provider" numbers and the summarizer's tokens come from no
+// provider or model, and it says so.
+func legend(w io.Writer, replay, offlineSummarizer bool) {
+	provider := "prompt tokens the model's reply reports"
+	if replay {
+		provider = "prompt tokens computed by the replay itself (~3.6 characters a token, a few per message): no provider counts them offline"
+	}
+	fmt.Fprintf(w, "legend\n")
+	line := func(k, v string) { fmt.Fprintf(w, "  %-12s %s\n", k, v) }
+	line("est", "prompt tokens by the local approximate counter: the number the compaction hook decides on")
+	line("provider", provider)
+	line("uncompacted", "the local estimate of the same conversation had nothing been compacted")
+	line("tiers", "what each summarizer round replaced: "+compaction.TierHistoricalTurns+" (old user turns), "+
+		compaction.TierHistoricalSummaries+" (old summaries merged),")
+	line("", compaction.TierCurrentTaskSteps+" (the current task's older agent steps), "+
+		compaction.TierCurrentTaskSummaries+" (the current task's summaries merged)")
+	if offlineSummarizer {
+		line("summarizer", "the offline extractive summarizer reports prompt + completion tokens it counts itself (4 characters a token)")
+	}
+	fmt.Fprintln(w)
+}
+
+func onlyIf(cond bool, s string) string {
+	if cond {
+		return s
+	}
+	return ""
 }
 
 func ms(d time.Duration) string {

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+)
+
+// The demo's numbers say where they come from: offline, "provider" tokens
+// are the replay's arithmetic and the extractive summarizer counts its own
+// tokens; with a live model and summarizer neither caveat is printed.
+func TestLegendSaysWhereNumbersComeFrom(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                      string
+		replay, offlineSummarizer bool
+		want, notWant             []string
+	}{
+		{"offline", true, true,
+			[]string{"computed by the replay", "offline extractive summarizer reports prompt + completion tokens", "its own count"},
+			nil},
+		{"live model, offline summarizer", false, true,
+			[]string{"the model's reply reports", "its own count"},
+			[]string{"computed by the replay"}},
+		{"live", false, false,
+			[]string{"the model's reply reports"},
+			[]string{"computed by the replay", "its own count", "extractive"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			legend(&out, tt.replay, tt.offlineSummarizer)
+			r := &reporter{steps: []stepStat{{est: 10, provider: 12, shadow: 10}},
+				compactions: []compactionStat{{rounds: 1, attempts: 1, sumPrompt: 40, sumCompletion: 9}}}
+			r.summary(&out, runSummary{model: "m", summarizer: "s", replay: tt.replay, offlineSummarizer: tt.offlineSummarizer, elapsed: time.Millisecond})
+			text := out.String()
+			// Every name the step and compaction lines use is explained.
+			for _, name := range []string{"est", "provider", "uncompacted", compaction.TierHistoricalTurns, compaction.TierHistoricalSummaries,
+				compaction.TierCurrentTaskSteps, compaction.TierCurrentTaskSummaries} {
+				if !strings.Contains(text, "  "+name+" ") && !strings.Contains(text, " "+name+" (") {
+					t.Errorf("the legend does not explain %q:\n%s", name, text)
+				}
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("output lacks %q:\n%s", w, text)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(text, w) {
+					t.Errorf("output has %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+}
