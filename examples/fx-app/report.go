@@ -263,10 +263,10 @@ type runSummary struct {
 	// replay: the "provider" numbers are the replay's own arithmetic;
 	// offlineSummarizer: the summarizer's tokens are its own count.
 	replay, offlineSummarizer bool
-	window, target          int
-	trigger                 float64
-	toolCalls               map[string]int
-	elapsed                 time.Duration
+	window, target            int
+	trigger                   float64
+	toolCalls                 map[string]int
+	elapsed                   time.Duration
 }
 
 func usage(m *schema.Message) *schema.TokenUsage {
