@@ -67,13 +67,23 @@ func parseCompact(args []string, stderr io.Writer) (*compactRun, error) {
 		}
 		return nil, usageErrorf("%v", err)
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	// The hook checks these too, but in its own names (HookConfig,
+	// CompactAt); the user typed flags.
 	switch {
 	case fs.NArg() > 0:
 		return nil, usageErrorf("unexpected argument %q", fs.Arg(0))
 	case r.in == "":
 		return nil, usageErrorf("--in is required")
+	case !set["window"]:
+		return nil, usageErrorf("--window is required: the model's context window in tokens")
 	case r.window < 1:
 		return nil, usageErrorf("--window must be a positive number of tokens, got %d", r.window)
+	case !(0 < r.at && r.at <= 1):
+		return nil, usageErrorf("--at must be a fraction of the window above 0 and at most 1, got %v", r.at)
+	case !(0 < r.to && r.to < r.at):
+		return nil, usageErrorf("--to must be above 0 and below --at (%v): compaction starts at --at of the window and goes down to --to of it; got --to %v", r.at, r.to)
 	case r.summaryTokens < 0:
 		return nil, usageErrorf("--summary-tokens must be at least 0 (0 = the default), got %d", r.summaryTokens)
 	case r.format != formatAuto && r.format != formatEino && r.format != formatOpenAI:

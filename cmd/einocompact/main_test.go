@@ -38,11 +38,18 @@ func TestUsageErrors(t *testing.T) {
 		{"no command", nil, 2, "usage"},
 		{"unknown command", []string{"shrink"}, 2, `unknown command "shrink"`},
 		{"missing --in", []string{"compact", "--window", "100"}, 2, "--in is required"},
-		{"missing --window", []string{"compact", "--in", in}, 2, "--window must be a positive number of tokens, got 0"},
+		{"missing --window", []string{"compact", "--in", in}, 2, "--window is required"},
+		{"zero --window", []string{"compact", "--in", in, "--window", "0"}, 2, "--window must be a positive number of tokens, got 0"},
+		{"negative --window", []string{"compact", "--in", in, "--window", "-5"}, 2, "--window must be a positive number of tokens, got -5"},
+		{"--at above 1", []string{"compact", "--in", in, "--window", "100", "--at", "1.5"}, 2, "--at must be a fraction of the window above 0 and at most 1, got 1.5"},
+		{"--at zero", []string{"compact", "--in", in, "--window", "100", "--at", "0"}, 2, "--at must be a fraction"},
+		{"--at NaN", []string{"compact", "--in", in, "--window", "100", "--at", "NaN"}, 2, "--at must be a fraction"},
+		{"--to zero", []string{"compact", "--in", in, "--window", "100", "--to", "0"}, 2, "--to must be above 0 and below --at (0.7)"},
+		{"--to equal to --at", []string{"compact", "--in", in, "--window", "100", "--at", "0.5", "--to", "0.5"}, 2, "got --to 0.5"},
 		{"bad strategy", []string{"compact", "--in", in, "--window", "100", "--strategy", "magic"}, 2, `--strategy "magic"`},
 		{"bad counter", []string{"compact", "--in", in, "--window", "100", "--counter", "p50k"}, 2, `--counter "p50k"`},
 		{"bad format", []string{"compact", "--in", in, "--window", "100", "--format", "yaml"}, 2, `--format "yaml"`},
-		{"fractions out of order", []string{"compact", "--in", in, "--window", "100", "--at", "0.3", "--to", "0.5"}, 2, "CompactTo"},
+		{"fractions out of order", []string{"compact", "--in", in, "--window", "100", "--at", "0.3", "--to", "0.5"}, 2, "--to must be above 0 and below --at (0.3)"},
 		{"stray argument", []string{"compact", "--in", in, "--window", "100", "extra"}, 2, `unexpected argument "extra"`},
 		{"unknown flag", []string{"compact", "--bogus"}, 2, "bogus"},
 		{"negative summary size", []string{"compact", "--in", in, "--window", "100", "--summary-tokens", "-1"}, 2, "--summary-tokens must be at least 0"},
@@ -55,6 +62,12 @@ func TestUsageErrors(t *testing.T) {
 			code, _, stderr := mtRun(t, mtNoEnv, tt.args...)
 			if code != tt.code || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, tt.code, tt.want)
+			}
+			// The user typed flags: the library's names would not help.
+			for _, internal := range []string{"HookConfig", "CompactAt", "CompactTo", "ContextWindow", "compaction:"} {
+				if strings.Contains(stderr, internal) {
+					t.Errorf("stderr names the library's %s: %q", internal, stderr)
+				}
 			}
 		})
 	}
