@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/components"
@@ -47,7 +48,10 @@ type Config struct {
 	// agents retrying at once do not hit a provider together. 0 means the
 	// default 0.2; a negative value turns jitter off; must be <= 1.
 	Jitter float64
-	// AttemptTimeout bounds each attempt; 0 means only ctx bounds it.
+	// AttemptTimeout bounds each attempt; 0 means only ctx bounds it. An
+	// attempt ends on time even if the model's client ignores ctx: the chain
+	// stops waiting and moves on, and the abandoned call finishes in the
+	// background, its reply discarded (see Model.Close).
 	AttemptTimeout time.Duration
 	// OnAttempt, when set, is called synchronously after every attempt.
 	OnAttempt func(ctx context.Context, a Attempt)
@@ -72,6 +76,9 @@ const AttemptsKey = "summarizer_attempts"
 type Model struct {
 	cfg Config
 	log *slog.Logger
+	// calls tracks the candidate calls still running, abandoned ones
+	// included, so Close can wait for them.
+	calls callTracker
 }
 
 var _ model.BaseChatModel = (*Model)(nil)
@@ -177,30 +184,112 @@ func (m *Model) Generate(ctx context.Context, input []*schema.Message, opts ...m
 	return nil, fmt.Errorf("%w (%d attempts): %w", ErrAllFailed, len(attempts), errors.Join(errs...))
 }
 
-// attempt makes one call, turning panics and empty replies into errors.
+// attempt makes one call, turning panics and empty replies into errors. The
+// call runs in a goroutine of its own so that the attempt ends when its ctx
+// does, also when the model ignores ctx: the call is then abandoned, left to
+// finish in the background (tracked for Close), and its reply discarded.
 func (m *Model) attempt(ctx context.Context, cand Candidate, try int, input []*schema.Message, opts []model.Option) (reply *schema.Message, a Attempt, err error) {
 	a = Attempt{Model: cand.Name, Try: try}
-	callCtx := ctx
+	callCtx, cancel := ctx, context.CancelFunc(func() {})
 	if m.cfg.AttemptTimeout > 0 {
-		var cancel context.CancelFunc
 		callCtx, cancel = context.WithTimeout(ctx, m.cfg.AttemptTimeout)
-		defer cancel()
 	}
+	defer cancel()
 	start := time.Now()
 	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
 		a.Latency = time.Since(start)
 		if err != nil {
 			a.Err = err.Error()
 		}
 	}()
-	reply, err = cand.Model.Generate(callCtx, input, opts...)
+	if callCtx.Done() == nil {
+		// Nothing can end the attempt early: no need for a goroutine.
+		reply, err = generate(callCtx, cand.Model, input, opts)
+	} else {
+		type result struct {
+			reply *schema.Message
+			err   error
+		}
+		done := make(chan result, 1)
+		m.calls.add()
+		go func() {
+			defer m.calls.done()
+			r, err := generate(callCtx, cand.Model, input, opts)
+			done <- result{r, err}
+		}()
+		select {
+		case r := <-done:
+			reply, err = r.reply, r.err
+		case <-callCtx.Done():
+			select {
+			case r := <-done: // it returned just in time
+				reply, err = r.reply, r.err
+			default:
+				return nil, a, fmt.Errorf("abandoned after %v, the call did not return when its context ended: %w",
+					time.Since(start).Round(time.Millisecond), callCtx.Err())
+			}
+		}
+	}
 	if err == nil && !hasText(reply) {
 		err = errors.New("reply has no text")
 	}
 	return reply, a, err
+}
+
+// generate calls cm, turning a panic into an error.
+func generate(ctx context.Context, cm model.BaseChatModel, input []*schema.Message, opts []model.Option) (reply *schema.Message, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			reply, err = nil, fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return cm.Generate(ctx, input, opts...)
+}
+
+// callTracker counts running calls and lets Close wait until none is left.
+type callTracker struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0; nil while n is 0
+}
+
+func (t *callTracker) add() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n == 0 {
+		t.idle = make(chan struct{})
+	}
+	t.n++
+}
+
+func (t *callTracker) done() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.n--
+	if t.n == 0 {
+		close(t.idle)
+		t.idle = nil
+	}
+}
+
+// wait returns when no call is running, or an error counting those still
+// running when ctx ends first.
+func (t *callTracker) wait(ctx context.Context) error {
+	t.mu.Lock()
+	idle := t.idle
+	t.mu.Unlock()
+	if idle == nil {
+		return nil
+	}
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		t.mu.Lock()
+		n := t.n
+		t.mu.Unlock()
+		return fmt.Errorf("failover: %d summarizer call(s) still running: %w", n, ctx.Err())
+	}
 }
 
 // hasText applies the compactor's own test of a usable summary (trimmed by
@@ -274,10 +363,16 @@ func (m *Model) WarmUp(ctx context.Context) error {
 	return nil
 }
 
-// Close closes every candidate that has a Close(ctx) error method and joins
-// the errors.
+// Close waits, until ctx ends, for the calls still running (those abandoned
+// by AttemptTimeout or a cancelled ctx finish in the background), then closes
+// every candidate that has a Close(ctx) error method, and joins the errors.
+// When ctx ends first, the error says how many calls are still running; the
+// candidates are closed all the same.
 func (m *Model) Close(ctx context.Context) error {
 	var errs []error
+	if err := m.calls.wait(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	for _, c := range m.cfg.Candidates {
 		if cl, ok := c.Model.(interface{ Close(context.Context) error }); ok {
 			if err := cl.Close(ctx); err != nil {
