@@ -93,6 +93,11 @@ func (a *Agent) Run(ctx context.Context, messages []*schema.Message) (*Result, e
 // come, and ending with one EventDone carrying the Result. A failed run ends
 // the stream with its error instead. The run waits for the reader at each
 // event; closing the reader early cancels the run at its next event.
+//
+// A cancelled ctx ends the run whatever the reader does, even one that
+// stopped reading and never closes the stream: the run stops waiting for it
+// and frees everything. A reader that goes on reading after the cancellation
+// gets an error wrapping ctx.Err(), never a bare io.EOF.
 func (a *Agent) Stream(ctx context.Context, messages []*schema.Message) (*schema.StreamReader[*Event], error) {
 	if err := checkInput(messages); err != nil {
 		return nil, err
@@ -103,7 +108,11 @@ func (a *Agent) Stream(ctx context.Context, messages []*schema.Message) (*schema
 	runCtx, cancel := context.WithCancel(ctx)
 	// Unbuffered: each event is handed over before the run goes on, so a reader
 	// that closed the stream is noticed at the very next event.
-	sr, sw := schema.Pipe[*Event](0)
+	pr, sw := schema.Pipe[*Event](0)
+	// Automatic close makes closing the read end idempotent, so the run may
+	// close it too: a send blocked on a reader that went away then returns.
+	pr.SetAutomaticClose()
+	stopWatch := context.AfterFunc(ctx, pr.Close)
 	sink := func(ev *Event) error {
 		if closed := sw.Send(ev, nil); closed {
 			cancel()
@@ -113,6 +122,7 @@ func (a *Agent) Stream(ctx context.Context, messages []*schema.Message) (*schema
 	}
 	go func() {
 		defer cancel()
+		defer stopWatch()
 		defer sw.Close()
 		res, err := a.stream(withSink(runCtx, sink), messages)
 		if err != nil {
@@ -121,7 +131,31 @@ func (a *Agent) Stream(ctx context.Context, messages []*schema.Message) (*schema
 		}
 		sw.Send(&Event{Kind: EventDone, Step: res.StepCount, Result: res}, nil)
 	}()
-	return sr, nil
+	return endWithCause(ctx, pr), nil
+}
+
+// endWithCause passes events through and, when the stream ends without its
+// final event or error (the run gave up on a cancelled ctx before it could
+// hand them over), reports the cancellation instead of a clean end.
+func endWithCause(ctx context.Context, pr *schema.StreamReader[*Event]) *schema.StreamReader[*Event] {
+	ended := false
+	return schema.StreamReaderWithConvert(pr,
+		func(ev *Event) (*Event, error) {
+			if ev != nil && ev.Kind == EventDone {
+				ended = true
+			}
+			return ev, nil
+		},
+		schema.WithErrWrapper(func(err error) error {
+			ended = true
+			return err
+		}),
+		schema.WithOnEOF(func() (any, error) {
+			if ended {
+				return nil, io.EOF
+			}
+			return nil, wrapRunErr(ctx, errors.New("stream ended before the run did"))
+		}))
 }
 
 var errStreamClosed = errors.New("agent: stream closed by the reader")
