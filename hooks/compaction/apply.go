@@ -12,16 +12,18 @@ import (
 )
 
 // summaryText takes the summary out of the chat model's reply: Content, or
-// when that is blank the first text part of AssistantGenMultiContent (or of
-// the deprecated MultiContent). Reasoning never counts. Blank text is an
-// error wrapping ErrNoUsableSummary that describes what came back instead.
+// when that is blank the text parts of AssistantGenMultiContent (or, when it
+// has none, of the deprecated MultiContent), each trimmed and joined by a
+// newline, so a reply written in several parts loses none of them.
+// Reasoning never counts. Blank text is an error wrapping ErrNoUsableSummary
+// that describes what came back instead.
 func summaryText(reply *schema.Message) (string, error) {
 	if reply == nil {
 		return "", fmt.Errorf("%w: the chat model returned no message", ErrNoUsableSummary)
 	}
 	text := reply.Content
 	if strings.TrimSpace(text) == "" {
-		text = firstTextPart(reply)
+		text = textParts(reply)
 	}
 	if text = strings.TrimSpace(text); text == "" {
 		return "", fmt.Errorf("%w: reply had role %q, %d tool calls, %d output parts and %d characters of reasoning",
@@ -31,18 +33,23 @@ func summaryText(reply *schema.Message) (string, error) {
 	return text, nil
 }
 
-func firstTextPart(reply *schema.Message) string {
+// textParts joins the non-blank text parts of the reply's output parts, or
+// of its legacy parts when the output parts hold no text.
+func textParts(reply *schema.Message) string {
+	var texts []string
 	for _, p := range reply.AssistantGenMultiContent {
-		if p.Type == schema.ChatMessagePartTypeText {
-			return p.Text
+		if t := strings.TrimSpace(p.Text); p.Type == schema.ChatMessagePartTypeText && t != "" {
+			texts = append(texts, t)
 		}
 	}
-	for _, p := range reply.MultiContent {
-		if p.Type == schema.ChatMessagePartTypeText {
-			return p.Text
+	if len(texts) == 0 {
+		for _, p := range reply.MultiContent {
+			if t := strings.TrimSpace(p.Text); p.Type == schema.ChatMessagePartTypeText && t != "" {
+				texts = append(texts, t)
+			}
 		}
 	}
-	return ""
+	return strings.Join(texts, "\n")
 }
 
 // NewSummaryMessage builds the message that stands for n replaced messages:

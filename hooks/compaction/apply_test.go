@@ -66,7 +66,10 @@ func TestSummaryText(t *testing.T) {
 		want  string // "" means ErrNoUsableSummary
 	}{
 		{"content", schema.AssistantMessage("  - a\n- b \n", nil), "- a\n- b"},
-		{"output parts after reasoning", parts(reason, text(" first "), text("second")), "first"},
+		{"output parts after reasoning, all joined", parts(reason, text(" first "), text("  "), text("second\n")), "first\nsecond"},
+		{"legacy parts only when output parts hold no text", &schema.Message{Role: schema.Assistant,
+			AssistantGenMultiContent: []schema.MessageOutputPart{reason},
+			MultiContent:             []schema.ChatMessagePart{{Type: schema.ChatMessagePartTypeText, Text: "a"}, {Type: schema.ChatMessagePartTypeText, Text: "b"}}}, "a\nb"},
 		{"legacy parts", &schema.Message{Role: schema.Assistant, MultiContent: []schema.ChatMessagePart{
 			{Type: schema.ChatMessagePartTypeText, Text: "legacy"}}}, "legacy"},
 		{"content wins over parts", &schema.Message{Role: schema.Assistant, Content: "c",
