@@ -50,14 +50,18 @@ func (p Plan) Empty() bool { return len(p.Indices) == 0 }
 //  4. current-task summaries: at least two summaries inside the current task.
 //
 // Within a tier, groups are taken oldest first until the rest of the
-// conversation plus ApproximateSummaryTokens fits target, or all of them.
+// conversation plus the expected summary fits target, or all of them. A
+// tier whose groups together are no larger than the summary expected for
+// them is skipped: replacing them could not make the conversation smaller.
+// The expected summary is ApproximateSummaryTokens until the compactor has
+// seen its summarizer's replies (see SummarizationConfig).
 // The counter is asked for O(n) work per call: an AdditiveCounter measures
 // each message once; any other counter recounts the remainder per candidate.
 func (c *SummarizationCompactor) Plan(ctx context.Context, messages []*schema.Message, target int, counter TokenCounter) (Plan, error) {
 	if counter == nil {
 		counter = DefaultCounter()
 	}
-	return c.plan(ctx, messages, max(target, 0), counter)
+	return c.plan(ctx, messages, max(target, 0), counter, nil)
 }
 
 // planRegions holds the landmarks of a conversation (reference A.2).
@@ -281,31 +285,33 @@ func summariesIn(messages []*schema.Message, from, to int) []int {
 	return out
 }
 
-func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Message, target int, counter TokenCounter) (Plan, error) {
+func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Message, target int, counter TokenCounter, refused refusals) (Plan, error) {
 	r := planRegionsOf(messages)
 	seq := make([]int, len(messages))
 	for i := range seq {
 		seq[i] = i
 	}
 	rest := newRemainder(ctx, messages, counter)
-	taker := func(groups [][]int) ([]int, error) {
-		return c.takeGroups(rest, groups, target)
+	taker := func(groups [][]int, least int) ([]int, error) {
+		return c.takeGroups(rest, refused.filter(messages, groups), target, least)
 	}
 
 	st := taskSteps(messages, r, seq)
 	if ts := keepPairs(messages, turnUnits(messages, historicalTurns(messages, r, seq)), st); len(ts) > 0 {
-		sel, err := taker(ts)
-		return Plan{Tier: TierHistoricalTurns, Indices: sel}, err
+		if sel, err := taker(ts, 1); err != nil || sel != nil {
+			return Plan{Tier: TierHistoricalTurns, Indices: sel}, err
+		}
 	}
-	if sel, err := c.foldSummaries(taker, summariesIn(messages, r.systemEnd, r.historyEnd())); err != nil || sel != nil {
+	if sel, err := foldSummaries(taker, summariesIn(messages, r.systemEnd, r.historyEnd())); err != nil || sel != nil {
 		return Plan{Tier: TierHistoricalSummaries, Indices: sel}, err
 	}
 	cut := max(len(st)-c.minKeep, 0)
 	if eligible := keepPairs(messages, st[:cut], st[cut:]); len(eligible) > 0 {
-		sel, err := taker(eligible)
-		return Plan{Tier: TierCurrentTaskSteps, Indices: sel}, err
+		if sel, err := taker(eligible, 1); err != nil || sel != nil {
+			return Plan{Tier: TierCurrentTaskSteps, Indices: sel}, err
+		}
 	}
-	if sel, err := c.foldSummaries(taker, summariesIn(messages, r.taskStart(), len(messages))); err != nil || sel != nil {
+	if sel, err := foldSummaries(taker, summariesIn(messages, r.taskStart(), len(messages))); err != nil || sel != nil {
 		return Plan{Tier: TierCurrentTaskSummaries, Indices: sel}, err
 	}
 	return Plan{}, nil
@@ -313,7 +319,7 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 
 // foldSummaries picks summaries to merge: as many as the target asks for, but
 // never fewer than two, since rewriting a single summary frees nothing.
-func (c *SummarizationCompactor) foldSummaries(taker func([][]int) ([]int, error), sums []int) ([]int, error) {
+func foldSummaries(taker func([][]int, int) ([]int, error), sums []int) ([]int, error) {
 	if len(sums) < 2 {
 		return nil, nil
 	}
@@ -321,42 +327,47 @@ func (c *SummarizationCompactor) foldSummaries(taker func([][]int) ([]int, error
 	for i, s := range sums {
 		groups[i] = []int{s}
 	}
-	sel, err := taker(groups)
-	if err != nil {
-		return nil, err
-	}
-	return sums[:max(len(sel), 2)], nil
+	return taker(groups, 2)
 }
 
-// takeGroups takes groups oldest first until the messages left plus one
-// summary of the estimated size fit target; all groups when that never
-// happens. The result is the flat, ascending list of taken indices.
+// takeGroups takes groups oldest first, at least least of them, until the
+// messages left plus one summary of the estimated size fit target and the
+// selection pays for its summary; all groups when that never happens. The
+// result is the flat, ascending list of taken indices, or nil when fewer
+// than least groups are offered or even all of them are no larger than the
+// summary expected for them: such a round could only fail as not smaller,
+// so the planner moves on to the next tier instead.
 //
 // Under MaxSummarizerInputTokens a group that would push the selection past
 // the cap is not taken, unless nothing has been taken yet: then it goes alone
 // and the transcript is cut to fit (see fitTranscript).
-func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, target int) ([]int, error) {
+func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, target, least int) ([]int, error) {
+	if len(groups) < least {
+		return nil, nil
+	}
 	var sel []int
-	input := 0
+	input, taken := 0, 0
 	for _, g := range groups {
-		if c.maxInput > 0 {
-			n, err := rest.groupTokens(g)
-			if err != nil {
-				return nil, err
-			}
-			if len(sel) > 0 && input+n > c.maxInput {
-				break
-			}
-			input += n
+		n, err := rest.groupTokens(g)
+		if err != nil {
+			return nil, err
 		}
+		if c.maxInput > 0 && taken >= least && input+n > c.maxInput {
+			break
+		}
+		input += n
 		sel = append(sel, g...)
+		taken++
 		left, err := rest.without(g)
 		if err != nil {
 			return nil, err
 		}
-		if left+c.approx <= target {
+		if taken >= least && left+c.estimate(input) <= target && c.pays(input) {
 			break
 		}
+	}
+	if !c.pays(input) {
+		return nil, nil
 	}
 	return sel, nil
 }

@@ -129,6 +129,7 @@ type SummarizationCompactor struct {
 	ledger      ledger
 	maxInput    int
 	model       string
+	sizes       summarySizes // learned summary sizes, shared by all runs
 }
 
 var (
@@ -208,8 +209,9 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 		return nil, withCtxErr(ctx, fmt.Errorf("compaction: counting the conversation: %w", err))
 	}
 	compacted, summarized := messages, false
+	var refused refusals
 	for current > target {
-		plan, err := c.plan(ctx, compacted, target, counter)
+		plan, err := c.plan(ctx, compacted, target, counter, refused)
 		if err != nil {
 			return nil, withCtxErr(ctx, err)
 		}
@@ -224,6 +226,17 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 			var ce countError
 			if c.raise || errors.As(err, &ce) {
 				return nil, err
+			}
+			if errors.Is(err, ErrSummaryNotSmaller) {
+				// This part cannot shrink; the rest of the conversation
+				// may. Plan around it for the rest of this compaction.
+				c.log.WarnContext(ctx, "summarization round refused: the summary was not smaller; trying the other parts",
+					"tier", plan.Tier, "messages", len(plan.Indices), "error", err)
+				if refused == nil {
+					refused = refusals{}
+				}
+				refused.add(compacted, plan.Indices)
+				continue
 			}
 			c.log.WarnContext(ctx, "summarization round failed; keeping the last successful result",
 				"tier", plan.Tier, "messages", len(plan.Indices), "error", err)
@@ -286,16 +299,21 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*sche
 		return nil, 0, countError{err}
 	}
 	rep.Identifiers = stats
-	next, after, err := applySummary(ctx, messages, plan, repaired, fields, before, counter)
+	applied := repaired
+	next, after, err := applySummary(ctx, messages, plan, applied, fields, before, counter)
 	if errors.Is(err, ErrSummaryNotSmaller) && stats.Appended > 0 {
 		// The verbatim block tipped the summary over; a smaller summary
 		// without it still beats no summary.
 		rep.Identifiers.Dropped += stats.Appended
 		rep.Identifiers.Appended = 0
-		next, after, err = applySummary(ctx, messages, plan, text, fields, before, counter)
+		applied = text
+		next, after, err = applySummary(ctx, messages, plan, applied, fields, before, counter)
 	}
 	if err != nil && !errors.Is(err, ErrSummaryNotSmaller) {
 		return nil, 0, countError{err}
+	}
+	if lerr := c.learn(ctx, messages, plan, newSummary(applied, len(plan.Indices), fields), counter); lerr != nil {
+		return nil, 0, countError{lerr}
 	}
 	return next, after, err
 }

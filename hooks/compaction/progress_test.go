@@ -1,0 +1,132 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// prConversation is a tiny earlier exchange, then a task of steps with
+// bulky results: the shape of issue 13's stuck case.
+func prConversation(steps int) []*schema.Message {
+	msgs := []*schema.Message{sys("rules"), user("What happened so far?"), asst("Nothing yet."), user("fix the store")}
+	for i := range steps {
+		id := string(rune('a' + i))
+		msgs = append(msgs, call(id), result(id, rep("result line of the store package ", 6)))
+	}
+	return msgs
+}
+
+// TestRefusedRoundDoesNotStopLaterTiers: a round whose summary is not
+// smaller refuses only its own messages; the same compaction goes on to the
+// next tier, and the reference's stop-at-first-failure still holds for
+// summarizer errors.
+func TestRefusedRoundDoesNotStopLaterTiers(t *testing.T) {
+	t.Parallel()
+	long := rep("a summary much longer than the exchange it replaces ", 4)
+	tests := []struct {
+		name      string
+		script    []scStep
+		wantTiers []string
+		wantOK    bool // a compacted conversation comes back
+	}{
+		{"not smaller, then the task's steps", []scStep{{text: long}, {text: "steps done"}},
+			[]string{TierHistoricalTurns, TierCurrentTaskSteps}, true},
+		{"summarizer error stops", []scStep{{err: errors.New("provider down")}},
+			[]string{TierHistoricalTurns}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, _, rounds := scNew(t, scScript(t, tc.script...), scConfig{approx: scInt(10)})
+			in := prConversation(4)
+			target := count(fc1, in...) / 2
+			out, err := c.Compact(context.Background(), in, target, fc1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (out != nil) != tc.wantOK {
+				t.Fatalf("compacted = %v, want %v", out != nil, tc.wantOK)
+			}
+			var tiers []string
+			for _, r := range *rounds {
+				tiers = append(tiers, r.Tier)
+			}
+			if !slices.Equal(tiers, tc.wantTiers) {
+				t.Errorf("rounds %v, want %v", tiers, tc.wantTiers)
+			}
+			if out != nil && count(fc1, out...) > target {
+				t.Errorf("result %d tokens, target %d", count(fc1, out...), target)
+			}
+		})
+	}
+}
+
+// TestObservedSummariesSkipRoundsThatCannotPay: once the compactor has seen
+// that a summary of a small exchange is larger than the exchange, it plans
+// no such round again and goes to the task's steps at once; before any
+// evidence the configured estimate is no reason to skip.
+func TestObservedSummariesSkipRoundsThatCannotPay(t *testing.T) {
+	t.Parallel()
+	long := rep("a summary much longer than the exchange it replaces ", 4)
+	c, _, _ := scNew(t, scFixed(t, long), scConfig{approx: scInt(10)})
+	in := prConversation(4)
+	target := count(fc1, in...) / 2
+	p, err := c.Plan(context.Background(), in, target, fc1)
+	if err != nil || p.Tier != TierHistoricalTurns {
+		t.Fatalf("before any evidence: plan %+v, %v; want the historical turn", p, err)
+	}
+	// One round on the small exchange alone teaches the summary size.
+	c.sizes.observe(count(fc1, in[1:3]...), count(fc1, NewSummaryMessage(long, 2)))
+	p, err = c.Plan(context.Background(), in, target, fc1)
+	if err != nil || p.Tier != TierCurrentTaskSteps {
+		t.Fatalf("after evidence: plan %+v, %v; want current-task steps", p, err)
+	}
+}
+
+// TestSummarySizesFit: the learned estimate is the prior without evidence,
+// the mean of similar rounds, and a non-negative line through rounds of
+// different sizes; memory is bounded to the newest rounds.
+func TestSummarySizesFit(t *testing.T) {
+	t.Parallel()
+	line := func(in int) int { return 64 + in/8 }
+	tests := []struct {
+		name  string
+		obs   [][2]int
+		input int
+		want  int
+		exact bool // whether the estimate must match want exactly
+	}{
+		{"prior", nil, 5000, 1024, true},
+		{"one round: its size", [][2]int{{10000, 1314}}, 3000, 1314, true},
+		{"similar rounds: their mean", [][2]int{{10000, 1300}, {11000, 1400}}, 20000, 1350, true},
+		{"a line through spread rounds", [][2]int{{2000, line(2000)}, {8000, line(8000)}, {16000, line(16000)}}, 40000, line(40000), false},
+		{"no negative fixed part", [][2]int{{1000, 100}, {4000, 700}}, 0, 1, true},
+	}
+	for _, tc := range tests {
+		var s summarySizes
+		for _, o := range tc.obs {
+			s.observe(o[0], o[1])
+		}
+		got, observed := s.estimate(1024, tc.input)
+		if observed != (len(tc.obs) > 0) {
+			t.Errorf("%s: observed = %v", tc.name, observed)
+		}
+		if tc.exact && got != tc.want || !tc.exact && (got < tc.want-2 || got > tc.want+2) {
+			t.Errorf("%s: estimate(%d) = %d, want %d", tc.name, tc.input, got, tc.want)
+		}
+	}
+	var s summarySizes
+	for i := range 3 * sizeMemory {
+		s.observe(1000+i, 10) // old rounds: tiny summaries
+	}
+	for range sizeMemory {
+		s.observe(1000, 500)
+	}
+	if got, _ := s.estimate(1, 1000); got != 500 {
+		t.Errorf("after %d new rounds the estimate is %d, want only the newest (500)", sizeMemory, got)
+	}
+}

@@ -1,0 +1,126 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// summarySizes learns how large the summarizer's summaries come out, from
+// its actual replies: each round records the size of what it replaced and
+// of the summary message put in its place (ledger block and tags included),
+// both by the compaction's counter. The newest sizeMemory rounds are kept.
+// With none, the estimate is the prior (ApproximateSummaryTokens); with one,
+// or with rounds all of about the same input size, it is their mean summary
+// size; otherwise it is the least-squares line summary = fixed + ratio*input
+// through them (fixed and ratio kept non-negative), which follows both the
+// fixed part of a summary (its headings, its tags) and its growth with the
+// input. One value serves all the runs that share the compactor.
+type summarySizes struct {
+	mu   sync.Mutex
+	obs  [sizeMemory]sizeObs
+	n    int // observations held, at most sizeMemory
+	next int // where the next observation goes
+}
+
+// sizeMemory bounds what summarySizes remembers, so that a summarizer whose
+// behaviour changes (another model after a failover) is followed quickly.
+const sizeMemory = 16
+
+type sizeObs struct{ input, summary float64 }
+
+// observe records one round: input tokens replaced by a summary of summary
+// tokens. Rounds the summarizer refused (not smaller) count too: they are
+// the evidence that small inputs do not pay.
+func (s *summarySizes) observe(input, summary int) {
+	if input <= 0 || summary <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.obs[s.next] = sizeObs{float64(input), float64(summary)}
+	s.next = (s.next + 1) % sizeMemory
+	s.n = min(s.n+1, sizeMemory)
+}
+
+// estimate returns the expected summary size for input tokens, and whether
+// it rests on observed rounds rather than on prior alone.
+func (s *summarySizes) estimate(prior, input int) (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n == 0 {
+		return prior, false
+	}
+	fixed, ratio := s.fitLocked()
+	return max(int(math.Ceil(fixed+ratio*float64(input))), 1), true
+}
+
+// fitLocked fits summary = fixed + ratio*input to the observations.
+func (s *summarySizes) fitLocked() (fixed, ratio float64) {
+	obs := s.obs[:s.n]
+	var si, ss, sii, sis float64
+	lo, hi := math.Inf(1), 0.0
+	for _, o := range obs {
+		si += o.input
+		ss += o.summary
+		sii += o.input * o.input
+		sis += o.input * o.summary
+		lo, hi = min(lo, o.input), max(hi, o.input)
+	}
+	n := float64(len(obs))
+	meanS := ss / n
+	// Inputs within a factor 1.5 of each other say nothing reliable about
+	// growth; the mean summary size is then the best guess.
+	if hi < 1.5*lo {
+		return meanS, 0
+	}
+	den := n*sii - si*si
+	ratio = (n*sis - si*ss) / den
+	fixed = (ss - ratio*si) / n
+	switch {
+	case ratio < 0:
+		return meanS, 0
+	case fixed < 0:
+		return 0, sis / sii
+	}
+	return fixed, ratio
+}
+
+// estimate is the size, in the compaction counter's tokens, that the summary
+// of input tokens of conversation is expected to have once it is in place.
+func (c *SummarizationCompactor) estimate(input int) int {
+	est, _ := c.sizes.estimate(c.approx, input)
+	return est
+}
+
+// pays reports whether replacing input tokens with their summary is expected
+// to make the conversation smaller. Only observed rounds can say no: the
+// configured ApproximateSummaryTokens guides how much a round takes, but is
+// no evidence that a small round fails.
+func (c *SummarizationCompactor) pays(input int) bool {
+	est, observed := c.sizes.estimate(c.approx, input)
+	return !observed || input > est
+}
+
+// learn records the size of a round's summary against what it replaced. A
+// counting error is returned like any other: every number the compactor
+// acts on is measured, none guessed.
+func (c *SummarizationCompactor) learn(ctx context.Context, messages []*schema.Message, plan Plan, summary *schema.Message, counter TokenCounter) error {
+	replaced := make([]*schema.Message, len(plan.Indices))
+	for n, i := range plan.Indices {
+		replaced[n] = messages[i]
+	}
+	in, err := counter.Count(ctx, replaced, nil)
+	if err != nil {
+		return fmt.Errorf("compaction: measuring what a summary replaced: %w", err)
+	}
+	out, err := counter.Count(ctx, []*schema.Message{summary}, nil)
+	if err != nil {
+		return fmt.Errorf("compaction: measuring a summary: %w", err)
+	}
+	c.sizes.observe(in, out)
+	return nil
+}
