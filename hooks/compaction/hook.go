@@ -76,6 +76,7 @@ type CompactionHook struct {
 	observer  Observer
 	kind      string  // the compactor's type name, for errors and callbacks
 	jobs      *jobSet // compactor calls in flight and prepared results
+	backoff   backoffs
 }
 
 var (
@@ -185,6 +186,9 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 		}
 		return r, nil
 	}
+	if h.backedOff(ctx, messages, &r) {
+		return r, nil
+	}
 	stallStart := time.Now()
 
 	msgTokens, err := h.counter.Count(ctx, messages, nil)
@@ -217,6 +221,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	}
 	r.Stall = time.Since(stallStart)
 	r.Err = err
+	h.settle(ctx, messages, &r)
 	if err != nil {
 		callbacks.OnError(cbCtx, err)
 	} else {

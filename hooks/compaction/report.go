@@ -22,6 +22,13 @@ type Report struct {
 	Overhead       int     // Estimated minus the counter's size of the messages
 	Target         int     // the target handed to the compactor
 	Compacted      bool    // the compactor returned a new conversation
+	// BackedOff: triggered, but the compactor was not called because a
+	// compaction of this conversation failed recently (see CompactionHook).
+	BackedOff bool
+	// Overflow: the coming model call is still estimated above
+	// ContextWindow after this compaction, because nothing compactable was
+	// left or compaction failed. The call goes out; the hook logs an error.
+	Overflow bool
 
 	MessagesBefore, MessagesAfter int // conversation length before and after
 	TokensBefore, TokensAfter     int // counter's size of the messages before and after

@@ -9,7 +9,7 @@
 //
 // Instruments (all prefixed "einocompact."):
 //
-//	compactions          counter    triggered compactions; attribute outcome = compacted | declined | failed
+//	compactions          counter    triggered compactions; attribute outcome = compacted | declined | failed | backed_off
 //	tokens_saved         counter    tokens removed by compactions ({token})
 //	summarizer.rounds    counter    summarizer rounds; attributes tier, ok
 //	summarizer.latency   histogram  seconds per summarizer round; attribute tier
@@ -63,6 +63,8 @@ func (o *Observer) ObserveCompaction(ctx context.Context, r compaction.Report) {
 	switch {
 	case r.Err != nil:
 		outcome = "failed"
+	case r.BackedOff:
+		outcome = "backed_off"
 	case r.Compacted:
 		outcome = "compacted"
 	}

@@ -1,0 +1,101 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+// TestHookBacksOffAfterFailedCompaction: after a triggered compaction that
+// did not apply, the same conversation is not compacted again until it has
+// grown by 5% of the window or 8 calls have passed, unless the coming call
+// would exceed the window; a success ends the backoff, and another
+// conversation is not held back.
+func TestHookBacksOffAfterFailedCompaction(t *testing.T) {
+	t.Parallel()
+	const window = 1000 // trigger 700; 5% growth = 50 tokens
+	type call struct {
+		conv  int // which conversation
+		size  int // its size in fc1 tokens
+		step  int
+		works bool // the compactor succeeds at this call
+	}
+	tests := []struct {
+		name      string
+		outcome   func(calls *atomic.Int32) Compactor
+		calls     []call
+		wantTries []bool // whether the compactor ran at each call
+		wantOver  []bool // Report.Overflow at each call
+	}{
+		{
+			name:      "fails: held until 8 calls pass",
+			calls:     []call{{0, 720, 0, false}, {0, 730, 1, false}, {0, 740, 7, false}, {0, 745, 8, false}, {0, 749, 9, false}},
+			wantTries: []bool{true, false, false, true, false},
+			wantOver:  []bool{false, false, false, false, false},
+		},
+		{
+			name:      "fails: retried once grown by 5% of the window",
+			calls:     []call{{0, 720, 0, false}, {0, 769, 1, false}, {0, 770, 2, false}, {0, 800, 3, false}},
+			wantTries: []bool{true, false, true, false},
+			wantOver:  []bool{false, false, false, false},
+		},
+		{
+			name:      "above the window: always tried, and the overflow reported",
+			calls:     []call{{0, 720, 0, false}, {0, 1001, 1, false}, {0, 1002, 2, true}},
+			wantTries: []bool{true, true, true},
+			wantOver:  []bool{false, true, false},
+		},
+		{
+			name:      "a success ends the backoff; other conversations are not held",
+			calls:     []call{{0, 720, 0, false}, {1, 720, 0, true}, {0, 721, 1, false}, {0, 770, 2, true}, {0, 765, 3, true}},
+			wantTries: []bool{true, true, false, true, true},
+			wantOver:  []bool{false, false, false, false, false},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var tries atomic.Int32
+			var works atomic.Bool
+			comp := CompactorFunc(func(_ context.Context, msgs []*schema.Message, _ int, _ TokenCounter) ([]*schema.Message, error) {
+				tries.Add(1)
+				if !works.Load() {
+					return nil, errors.New("summarizer down")
+				}
+				return []*schema.Message{msgs[0], user("short")}, nil
+			})
+			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: comp, ContextWindow: window, TokenCounter: fc1, Logger: discardLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			firsts := []*schema.Message{sys("conversation zero"), sys("conversation one")}
+			for i, c := range tc.calls {
+				// The first message identifies the conversation; the rest
+				// pads it to the wanted size.
+				pad := c.size - count(fc1, firsts[c.conv]) - 1 - len("[user] ")
+				st := &hooks.State{Messages: []*schema.Message{firsts[c.conv], user(rep("x", pad))}, StepCount: c.step}
+				if got := count(fc1, st.Messages...); got != c.size {
+					t.Fatalf("call %d: padded to %d, want %d", i, got, c.size)
+				}
+				works.Store(c.works)
+				before := tries.Load()
+				r, _ := h.Decide(context.Background(), st)
+				tried := tries.Load() > before
+				if tried != tc.wantTries[i] {
+					t.Errorf("call %d: compactor ran = %v, want %v", i, tried, tc.wantTries[i])
+				}
+				if r.BackedOff == tried {
+					t.Errorf("call %d: Report.BackedOff = %v although the compactor ran = %v", i, r.BackedOff, tried)
+				}
+				if r.Overflow != tc.wantOver[i] {
+					t.Errorf("call %d: Report.Overflow = %v, want %v", i, r.Overflow, tc.wantOver[i])
+				}
+			}
+		})
+	}
+}
