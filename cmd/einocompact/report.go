@@ -15,6 +15,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction"
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	"github.com/einocompact/einocompact/internal/substrings"
 )
 
 // side describes one side of the before/after table.
@@ -43,7 +44,7 @@ func writeTable(w io.Writer, before, after side, rep compaction.Report, result [
 	ids := identifiers.Identifiers(before.text)
 	var lost []string
 	if after.text != before.text { // an unchanged transcript keeps every identifier
-		for i, kept := range newSubstringSet(ids).found(after.text) {
+		for i, kept := range substrings.NewSet(ids).Found(after.text) {
 			if !kept {
 				lost = append(lost, ids[i])
 			}

@@ -1,21 +1,23 @@
-package main
+// Package substrings finds which of many strings occur in a text, in one
+// pass over the text.
+package substrings
 
 import (
 	"slices"
 	"strings"
 )
 
-// substringSet answers "which of these strings occur in a text" in one pass
+// Set answers "which of these strings occur in a text" in one pass
 // over the text, whatever their number: an Aho-Corasick automaton over the
-// strings' bytes. The report asks it about tens of thousands of identifiers
-// of a transcript of megabytes, where one substring search per identifier
-// is quadratic.
+// strings' bytes. The CLI's report and the identifier ledger ask it about
+// thousands of identifiers of a text of megabytes, where one substring
+// search per identifier is quadratic.
 //
 // The trie is stored flat, about 20 bytes a node, as a long transcript's
 // identifiers make millions of nodes: the children of node n are
 // label[first[n]:first[n+1]] (sorted bytes) leading to next[...], and the
 // root's are also in a table, as most steps of a scan start there.
-type substringSet struct {
+type Set struct {
 	root     [256]int32 // the root's child per byte, 0 for none
 	first    []int32    // per node, where its children start in label and next; one extra entry ends the last
 	label    []byte
@@ -26,8 +28,9 @@ type substringSet struct {
 	endOf    []int32 // per string, the node it ends at
 }
 
-func newSubstringSet(strs []string) *substringSet {
-	s := &substringSet{endOf: make([]int32, len(strs))}
+// NewSet builds the automaton for strs, which may repeat and be empty.
+func NewSet(strs []string) *Set {
+	s := &Set{endOf: make([]int32, len(strs))}
 	// Inserting in sorted order creates a node's children in byte order and
 	// needs no child lookups: a string shares the path of its common prefix
 	// with the string before it.
@@ -87,7 +90,7 @@ func newSubstringSet(strs []string) *substringSet {
 }
 
 // child returns node's child by b, or 0 for none.
-func (s *substringSet) child(node int32, b byte) int32 {
+func (s *Set) child(node int32, b byte) int32 {
 	if node == 0 {
 		return s.root[b]
 	}
@@ -102,7 +105,7 @@ func (s *substringSet) child(node int32, b byte) int32 {
 
 // step moves from node on byte b, following fail links where node has no
 // such child.
-func (s *substringSet) step(node int32, b byte) int32 {
+func (s *Set) step(node int32, b byte) int32 {
 	for {
 		if c := s.child(node, b); c != 0 {
 			return c
@@ -116,7 +119,7 @@ func (s *substringSet) step(node int32, b byte) int32 {
 
 // link computes the fail and dictionary links breadth first, so a node's
 // links are set before its children's.
-func (s *substringSet) link(nodes int) {
+func (s *Set) link(nodes int) {
 	s.fail, s.dict = make([]int32, nodes), make([]int32, nodes)
 	queue := make([]int32, 0, nodes)
 	queue = append(queue, s.next[s.first[0]:s.first[1]]...) // depth 1: fail and dict are the root
@@ -136,9 +139,9 @@ func (s *substringSet) link(nodes int) {
 	}
 }
 
-// found reports, for each string given to newSubstringSet, whether it occurs
+// Found reports, for each string given to NewSet, whether it occurs
 // in text. The empty string occurs in every text.
-func (s *substringSet) found(text string) []bool {
+func (s *Set) Found(text string) []bool {
 	seen := make([]bool, len(s.fail)) // nodes whose dictionary chain is marked
 	seen[0] = true
 	node := int32(0)

@@ -1,4 +1,4 @@
-package main
+package substrings
 
 import (
 	"math/rand/v2"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestSubstringSet(t *testing.T) {
+func TestSet(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -26,7 +26,7 @@ func TestSubstringSet(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := newSubstringSet(tt.strs).found(tt.text)
+			got := NewSet(tt.strs).Found(tt.text)
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %v, want %v", got, tt.want)
 			}
@@ -39,9 +39,9 @@ func TestSubstringSet(t *testing.T) {
 	}
 }
 
-// TestSubstringSetRandom checks the automaton against strings.Contains on
+// TestSetRandom checks the automaton against strings.Contains on
 // random texts over a small alphabet, where suffixes overlap all the time.
-func TestSubstringSetRandom(t *testing.T) {
+func TestSetRandom(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	word := func(n int) string {
@@ -57,7 +57,7 @@ func TestSubstringSetRandom(t *testing.T) {
 			strs[i] = word(r.IntN(6))
 		}
 		text := word(r.IntN(40))
-		got := newSubstringSet(strs).found(text)
+		got := NewSet(strs).Found(text)
 		for i, s := range strs {
 			if got[i] != strings.Contains(text, s) {
 				t.Fatalf("%q in %q: got %v", s, text, got[i])
