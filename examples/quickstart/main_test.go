@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/einocompact/einocompact/internal/openaitest"
+)
+
+// The README's program runs as written against a fake OpenAI endpoint that
+// plays both the agent's model (three file reads, then an answer) and the
+// summarizer, under a window small enough that the reads trigger
+// compaction. The fake rejects any request with an orphaned tool message.
+func TestQuickstartCompacts(t *testing.T) {
+	t.Parallel()
+	const answer = "main.go builds an agent with a read_file tool and a compaction hook."
+	agentReplies := openaitest.Script(
+		openaitest.Call(openaitest.Fn("call_1", "read_file", `{"path":"main.go"}`)),
+		openaitest.Call(openaitest.Fn("call_2", "read_file", `{"path":"main_test.go"}`)),
+		openaitest.Call(openaitest.Fn("call_3", "read_file", `{"path":"main.go"}`)),
+		openaitest.Text(answer),
+	)
+	var summaries atomic.Int32
+	srv := openaitest.Start(t, openaitest.WithPromptUsage(func(req *openaitest.Request) (*openaitest.Reply, error) {
+		// The summarizer's requests offer no tools; the agent's always do.
+		if len(req.Tools) == 0 {
+			summaries.Add(1)
+			return openaitest.Text("## Work completed\n- read main.go and main_test.go"), nil
+		}
+		return agentReplies(req)
+	}))
+
+	var out bytes.Buffer
+	if err := run(context.Background(), &out, srv.BaseURL(), "test-key", "test-model", 3_000); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	text := out.String()
+	if !strings.Contains(text, answer) {
+		t.Errorf("the answer is not printed:\n%s", text)
+	}
+	if summaries.Load() == 0 || !strings.Contains(text, "compaction before step") {
+		t.Errorf("%d summarizer calls; want the observer to report at least one compaction:\n%s", summaries.Load(), text)
+	}
+	if strings.Contains(text, " 0 of them summaries") {
+		t.Errorf("the returned history carries no summary:\n%s", text)
+	}
+	if n := len(srv.Rejected()); n > 0 {
+		t.Errorf("the endpoint rejected %d requests", n)
+	}
+}
