@@ -3,7 +3,6 @@ package main
 import (
 	_ "embed"
 	"fmt"
-	"os"
 
 	compactfx "github.com/einocompact/einocompact/integration/fx"
 )
@@ -40,17 +39,7 @@ func loadConfig(path string, lookup func(string) (string, bool)) (*appConfig, er
 	if err := compactfx.DecodeStrict(defaultYAML, cfg); err != nil {
 		return nil, fmt.Errorf("embedded default.yaml: %w", err)
 	}
-	if path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("config: %w", err)
-		}
-		if err := compactfx.DecodeStrict(data, cfg); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	compactfx.ApplyEnv(&cfg.Config, lookup)
-	if err := cfg.Validate(); err != nil {
+	if err := compactfx.LoadInto(path, cfg, &cfg.Config, lookup); err != nil {
 		return nil, err
 	}
 	return cfg, nil

@@ -2,8 +2,8 @@ package compactfx
 
 import "time"
 
-// Config is everything Module needs. Start from DefaultConfig (Load and Parse
-// do): a key missing from the YAML keeps its default, while a key present
+// Config is everything Module needs. Start from DefaultConfig (Load and
+// LoadWithEnv do): a key missing from the YAML keeps its default, while a key present
 // with a zero value means zero and is validated as such, so a typo'd or
 // emptied setting fails loudly instead of silently taking a default.
 type Config struct {

@@ -11,9 +11,9 @@ import (
 func TestParseDefaults(t *testing.T) {
 	t.Parallel()
 	for _, in := range []string{"", "# only a comment\n", "compaction: {}\n"} {
-		cfg, err := Parse([]byte(in))
+		cfg, err := parse([]byte(in))
 		if err != nil {
-			t.Fatalf("Parse(%q): %v", in, err)
+			t.Fatalf("parse(%q): %v", in, err)
 		}
 		if err := cfg.Validate(); err != nil {
 			t.Fatalf("defaults of %q do not validate: %v", in, err)
@@ -23,17 +23,17 @@ func TestParseDefaults(t *testing.T) {
 		if c.Strategy != "summarize" || c.ContextWindow != 128000 || c.CompactAt != 0.7 || c.CompactTo != 0.4 ||
 			!c.Enabled || c.Summarize.MinKeepSteps != 1 || c.Summarize.ApproximateSummaryTokens != 1024 ||
 			c.Counter.CharsPerToken != 4.0 || c.Prune.MinTokens != 200 || strings.Join(c.Pipeline, ",") != "prune,summarize" {
-			t.Errorf("Parse(%q) compaction = %+v, want the documented defaults", in, c)
+			t.Errorf("parse(%q) compaction = %+v, want the documented defaults", in, c)
 		}
 		if cfg.Agent.MaxSteps != 20 || cfg.Model.Timeout.Std() != 2*time.Minute || cfg.Summarizer.Provider != "auto" {
-			t.Errorf("Parse(%q) = %+v, want the documented defaults", in, cfg)
+			t.Errorf("parse(%q) = %+v, want the documented defaults", in, cfg)
 		}
 	}
 }
 
 func TestParseOverridesKeepOtherDefaults(t *testing.T) {
 	t.Parallel()
-	cfg, err := Parse([]byte(`
+	cfg, err := parse([]byte(`
 compaction:
   context_window: 6000
   summarize:
@@ -77,9 +77,9 @@ func TestParseErrorsNameKeyAndValue(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse([]byte(tt.yaml))
+			_, err := parse([]byte(tt.yaml))
 			if err == nil {
-				t.Fatalf("Parse(%q) = nil error", tt.yaml)
+				t.Fatalf("parse(%q) = nil error", tt.yaml)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
@@ -198,5 +198,65 @@ func TestLoadWithEnvReadsFile(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
 		t.Fatal("Load of a missing file succeeded")
+	}
+}
+
+// TestLoadIntoReportsEveryProblem checks that one file's decode errors (a
+// bare-number duration, an unknown key, a wrong type) do not hide its
+// validation errors, and that each line says where the bad value came from:
+// the file, or the environment variable that set it.
+func TestLoadIntoReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "app.yaml")
+	body := "model:\n  timeout: 60\ncompaction:\n  compact_at: 2\n  context_windw: 10\n  context_window: lots\nagent:\n  max_steps: 0\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{EnvSummarizerBaseURL: "localhost:9"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	cfg := DefaultConfig()
+	err := LoadInto(path, cfg, cfg, lookup)
+	if err == nil {
+		t.Fatal("LoadInto accepted a file with five problems")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	want := []string{ // unknown keys, values of the wrong type, then Validate's checks in its order
+		path + ": config: unknown key compaction.context_windw (line 5)",
+		path + ": config: model.timeout (line 2)",
+		path + ": config: compaction.context_window (line 6)",
+		EnvSummarizerBaseURL + `: config: summarizer.base_url = "localhost:9"`,
+		path + ": config: compaction.compact_at = 2",
+		path + ": config: agent.max_steps = 0",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d = %q, want it to start %q", i+1, lines[i], w)
+		}
+	}
+	// A file that is not YAML stops there: nothing to validate.
+	if err := os.WriteFile(path, []byte("compaction: [\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = LoadInto(path, DefaultConfig(), DefaultConfig(), lookup)
+	if err == nil || strings.Count(err.Error(), "\n") != 0 || !strings.HasPrefix(err.Error(), path+": config:") {
+		t.Errorf("non-YAML file: %v", err)
+	}
+	// An application's own struct embedding the Config decodes through it.
+	type app struct {
+		Config `yaml:",inline"`
+		Extra  string `yaml:"extra"`
+	}
+	if err := os.WriteFile(path, []byte("extra: x\ncompaction:\n  context_window: 9000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := &app{Config: *DefaultConfig()}
+	if err := LoadInto(path, a, &a.Config, lookup); err == nil || !strings.Contains(err.Error(), EnvSummarizerBaseURL+": ") {
+		t.Errorf("embedded: %v, want only the environment's problem", err)
+	}
+	if a.Extra != "x" || a.Compaction.ContextWindow != 9000 {
+		t.Errorf("embedded: decoded %+v", a)
 	}
 }

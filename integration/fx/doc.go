@@ -21,8 +21,9 @@
 //   - lifecycle: OnStart warms the registry up, OnStop closes it, both
 //     bounded by the deadline fx puts on the lifecycle context.
 //
-// Configuration comes from YAML (Load, Parse) with unknown keys rejected,
-// environment overrides for the model endpoints (ApplyEnv) and validation
-// whose errors name the key and the value (Config.Validate). The keys and
+// Configuration comes from YAML (LoadWithEnv, or LoadInto for a Config
+// embedded in an application's own) with unknown keys rejected, environment
+// overrides for the model endpoints (ApplyEnv) and validation whose errors
+// name the key and the value (Config.Validate), all problems at once. The keys and
 // their defaults are listed in docs/configuration.md.
 package compactfx

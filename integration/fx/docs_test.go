@@ -2,6 +2,7 @@ package compactfx
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -38,12 +39,13 @@ func TestConfigurationDocExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(doc), "```yaml\n")
+	_, example, _ := strings.Cut(string(doc), "## An example file")
+	_, rest, ok := strings.Cut(example, "```yaml\n")
 	if !ok {
-		t.Fatal("no yaml block in docs/configuration.md")
+		t.Fatal(`no yaml block under "An example file" in docs/configuration.md`)
 	}
 	block, _, _ := strings.Cut(rest, "```")
-	cfg, err := Parse([]byte(block))
+	cfg, err := parse([]byte(block))
 	if err != nil {
 		t.Fatalf("the documented example does not parse: %v", err)
 	}
@@ -72,4 +74,34 @@ func configLeafKeys() []string {
 	}
 	walk(reflect.TypeFor[Config](), "")
 	return keys
+}
+
+// The bad file and the errors docs/configuration.md shows for it are what
+// LoadInto gives.
+func TestConfigurationDocErrorExample(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "This `app.yaml`")
+	_, rest, _ = strings.Cut(rest, "```yaml\n")
+	file, rest, _ := strings.Cut(rest, "```")
+	_, rest, _ = strings.Cut(rest, "```text\n")
+	want, _, _ := strings.Cut(rest, "```")
+	if file == "" || want == "" {
+		t.Fatal("the error example is missing from docs/configuration.md")
+	}
+	path := filepath.Join(t.TempDir(), "app.yaml")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	err = LoadInto(path, cfg, cfg, func(k string) (string, bool) { return "localhost:9", k == EnvSummarizerBaseURL })
+	if err == nil {
+		t.Fatal("the documented bad file loaded")
+	}
+	if got := strings.ReplaceAll(err.Error(), path, "app.yaml"); got != strings.TrimSpace(want) {
+		t.Errorf("docs show\n%s\nLoadInto gives\n%s", want, got)
+	}
 }

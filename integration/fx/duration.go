@@ -23,7 +23,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if n.Kind != yaml.ScalarNode || err != nil {
 		// A TypeError lets the decoder report it with the others, and the
-		// line prefix lets Parse name the key.
+		// line prefix lets DecodeStrict name the key.
 		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration (write it with a unit, like 30s or 2m)", n.Line, n.Value)}}
 	}
 	*d = Duration(v)

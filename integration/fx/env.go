@@ -21,16 +21,23 @@ const (
 // ApplyEnv overrides the endpoint settings of cfg from the environment, as
 // read by lookup (os.LookupEnv in production, a map in tests). Environment
 // wins over the file so that keys need never be written to disk.
-func ApplyEnv(cfg *Config, lookup func(string) (string, bool)) {
-	set := func(dst *string, name string) {
+func ApplyEnv(cfg *Config, lookup func(string) (string, bool)) { applyEnv(cfg, lookup) }
+
+// applyEnv is ApplyEnv; it returns the config keys it set, each with the
+// variable that set it, so errors can say where a bad value came from.
+func applyEnv(cfg *Config, lookup func(string) (string, bool)) map[string]string {
+	from := map[string]string{}
+	set := func(dst *string, key, name string) {
 		if v, ok := lookup(name); ok && v != "" {
 			*dst = v
+			from[key] = name
 		}
 	}
-	set(&cfg.Model.BaseURL, EnvModelBaseURL)
-	set(&cfg.Model.APIKey, EnvModelAPIKey)
-	set(&cfg.Model.Model, EnvModelName)
-	set(&cfg.Summarizer.BaseURL, EnvSummarizerBaseURL)
-	set(&cfg.Summarizer.APIKey, EnvSummarizerAPIKey)
-	set(&cfg.Summarizer.Model, EnvSummarizerModel)
+	set(&cfg.Model.BaseURL, "model.base_url", EnvModelBaseURL)
+	set(&cfg.Model.APIKey, "model.api_key", EnvModelAPIKey)
+	set(&cfg.Model.Model, "model.model", EnvModelName)
+	set(&cfg.Summarizer.BaseURL, "summarizer.base_url", EnvSummarizerBaseURL)
+	set(&cfg.Summarizer.APIKey, "summarizer.api_key", EnvSummarizerAPIKey)
+	set(&cfg.Summarizer.Model, "summarizer.model", EnvSummarizerModel)
+	return from
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,35 +15,94 @@ import (
 )
 
 // Load reads the YAML file at path onto DefaultConfig. It does not apply the
-// environment or validate; see LoadWithEnv for the usual sequence.
+// environment or validate; see LoadWithEnv for the usual sequence. Each
+// problem is on its own line, naming the file.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	cfg, err := Parse(data)
+	cfg, err := parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, inFile(path, err)
 	}
 	return cfg, nil
 }
 
 // LoadWithEnv is Load, then ApplyEnv with the process environment, then
-// Validate: what an application normally wants.
+// Validate: what an application normally wants. It is LoadInto on
+// DefaultConfig, and so reports every problem at once.
 func LoadWithEnv(path string) (*Config, error) {
-	cfg, err := Load(path)
-	if err != nil {
-		return nil, err
-	}
-	ApplyEnv(cfg, os.LookupEnv)
-	if err := cfg.Validate(); err != nil {
+	cfg := DefaultConfig()
+	if err := LoadInto(path, cfg, cfg, os.LookupEnv); err != nil {
 		return nil, err
 	}
 	return cfg, nil
 }
 
-// Parse decodes YAML onto DefaultConfig. Empty input gives the defaults.
-func Parse(data []byte) (*Config, error) {
+// LoadInto decodes the YAML file at path onto out with DecodeStrict (no file
+// when path is ""), applies the environment to cfg with ApplyEnv (lookup is
+// os.LookupEnv in production) and validates cfg. out is cfg itself, or an
+// application's struct that embeds the Config cfg points to with
+// `yaml:",inline"`; either already holds the defaults.
+//
+// Every problem is reported at once, one per line: those of decoding the
+// file, then those Validate finds in everything that did decode. Each line
+// starts with where the bad value came from: the file, or the environment
+// variable that set it. Only a file that is not YAML at all stops before
+// validation.
+func LoadInto(path string, out any, cfg *Config, lookup func(string) (string, bool)) error {
+	var decodeErr error
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+		var parsed bool
+		if parsed, decodeErr = decodeStrict(data, out); !parsed {
+			return inFile(path, decodeErr)
+		}
+	}
+	fromEnv := applyEnv(cfg, lookup)
+	errs := []error{inFile(path, decodeErr)}
+	for _, e := range unjoin(cfg.Validate()) {
+		var se *settingError
+		switch {
+		case errors.As(e, &se) && fromEnv[se.key] != "":
+			errs = append(errs, fmt.Errorf("%s: %w", fromEnv[se.key], e))
+		default:
+			errs = append(errs, inFile(path, e))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// inFile prefixes each of the joined errors in err with path, so every line
+// names the file; nil stays nil, and so does an empty path's prefix.
+func inFile(path string, err error) error {
+	if err == nil || path == "" {
+		return err
+	}
+	errs := unjoin(err)
+	for i, e := range errs {
+		errs[i] = fmt.Errorf("%s: %w", path, e)
+	}
+	return errors.Join(errs...)
+}
+
+// unjoin returns the errors errors.Join put together in err, or err alone.
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return slices.Clone(j.Unwrap())
+	}
+	return []error{err}
+}
+
+// parse decodes YAML onto DefaultConfig. Empty input gives the defaults.
+func parse(data []byte) (*Config, error) {
 	cfg := DefaultConfig()
 	if err := DecodeStrict(data, cfg); err != nil {
 		return nil, err
@@ -53,36 +113,44 @@ func Parse(data []byte) (*Config, error) {
 // DecodeStrict decodes one YAML document onto out, which already holds the
 // defaults. Unknown keys are errors (the decoder runs with KnownFields), and
 // every error names the dotted key path and line, and for unknown keys the
-// closest known key. Applications that extend Config embed it with
-// `yaml:",inline"` in their own struct and decode that with DecodeStrict.
+// closest known key. All the problems of the document are reported, joined;
+// on error, out holds every value that did decode. Applications that extend
+// Config embed it with `yaml:",inline"` in their own struct and decode that
+// with DecodeStrict, or with LoadInto.
 func DecodeStrict(data []byte, out any) error {
+	_, err := decodeStrict(data, out)
+	return err
+}
+
+// decodeStrict is DecodeStrict; parsed is false when data is not YAML at
+// all, so nothing was decoded.
+func decodeStrict(data []byte, out any) (parsed bool, err error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return fmt.Errorf("config: %w", err)
+		return false, fmt.Errorf("config: %w", err)
 	}
 	if root.Kind == 0 {
-		return nil // empty document: keep the defaults
+		return true, nil // empty document: keep the defaults
 	}
 	keys := newKeyIndex()
 	keys.walk(&root, typeOf(out), "")
-	if len(keys.unknown) > 0 {
-		return errors.Join(keys.unknown...)
-	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	err := dec.Decode(out)
-	if err == nil || errors.Is(err, io.EOF) {
-		return nil
-	}
+	// The key index has reported the unknown keys already, with a
+	// suggestion; the decoder would only repeat them.
+	dec.KnownFields(len(keys.unknown) == 0)
+	errs := keys.unknown
+	err = dec.Decode(out)
 	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return fmt.Errorf("config: %w", err)
+	switch {
+	case err == nil || errors.Is(err, io.EOF):
+	case errors.As(err, &te):
+		for _, msg := range te.Errors {
+			errs = append(errs, keys.explain(msg))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("config: %w", err))
 	}
-	errs := make([]error, 0, len(te.Errors))
-	for _, msg := range te.Errors {
-		errs = append(errs, keys.explain(msg))
-	}
-	return errors.Join(errs...)
+	return true, errors.Join(errs...)
 }
 
 var linePrefix = regexp.MustCompile(`^line (\d+): `)

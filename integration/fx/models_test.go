@@ -113,7 +113,7 @@ func TestZeroAttachmentChargeIsHonoured(t *testing.T) {
 	fileOnly := []*schema.Message{{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{file}}}
 	count := func(t *testing.T, yaml string, msgs []*schema.Message) int {
 		t.Helper()
-		cfg, err := Parse([]byte(yaml))
+		cfg, err := parse([]byte(yaml))
 		if err != nil {
 			t.Fatal(err)
 		}

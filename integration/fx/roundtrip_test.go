@@ -13,7 +13,7 @@ import (
 )
 
 // A Config written out as YAML reads back unchanged: durations are written
-// as duration strings (Duration.MarshalYAML), which Parse accepts, and every
+// as duration strings (Duration.MarshalYAML), which parse accepts, and every
 // key written is one the strict decoder knows.
 func TestConfigYAMLRoundTrip(t *testing.T) {
 	t.Parallel()
@@ -25,9 +25,9 @@ func TestConfigYAMLRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Parse(data)
+	got, err := parse(data)
 	if err != nil {
-		t.Fatalf("Parse of the marshalled config: %v\n%s", err, data)
+		t.Fatalf("parse of the marshalled config: %v\n%s", err, data)
 	}
 	if !reflect.DeepEqual(got, cfg) {
 		t.Errorf("round trip changed the config:\n got %+v\nwant %+v", got, cfg)

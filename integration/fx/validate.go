@@ -146,8 +146,14 @@ func validStrategy(s string, pipelineOK bool) bool {
 type validator struct{ errs []error }
 
 func (v *validator) add(key string, value any, format string, args ...any) {
-	v.errs = append(v.errs, fmt.Errorf("config: %s = %#v: %s", key, value, fmt.Sprintf(format, args...)))
+	v.errs = append(v.errs, &settingError{key: key, msg: fmt.Sprintf("config: %s = %#v: %s", key, value, fmt.Sprintf(format, args...))})
 }
+
+// settingError is one problem Validate found, with the key it is about, so
+// LoadInto can say where the value came from.
+type settingError struct{ key, msg string }
+
+func (e *settingError) Error() string { return e.msg }
 
 func (v *validator) model(prefix string, m ModelConfig, online bool) {
 	if m.BaseURL != "" {
