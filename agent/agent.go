@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/internal/ctxonce"
 )
 
 // Agent is a tool-using chat agent that runs hooks at every hook point. It is
@@ -19,8 +20,9 @@ type Agent struct {
 	toolInfos []*schema.ToolInfo
 	runnable  compose.Runnable[[]*schema.Message, *Result]
 
-	warmMu sync.Mutex
-	warm   bool
+	// warm lets one caller warm the hooks up while the others wait, each
+	// only as long as its ctx allows.
+	warm ctxonce.Once
 }
 
 // New builds an agent from cfg. It reads the tools' schemas and binds them to
@@ -54,16 +56,12 @@ func New(ctx context.Context, cfg *Config) (*Agent, error) {
 // WarmUp warms up the registry's hooks (see hooks.Registry.WarmUp). Run and
 // Stream call it on first use; call it yourself to pay the cost at startup.
 // After a success it does nothing; after a failure the next call retries.
+// One caller warms up at a time; a caller waiting for another's warm-up
+// gives up when its ctx ends, with an error wrapping ctx.Err().
 func (a *Agent) WarmUp(ctx context.Context) error {
-	a.warmMu.Lock()
-	defer a.warmMu.Unlock()
-	if a.warm {
-		return nil
-	}
-	if err := a.cfg.Hooks.WarmUp(ctx); err != nil {
+	if err := a.warm.Do(ctx, a.cfg.Hooks.WarmUp); err != nil {
 		return fmt.Errorf("agent: warm up: %w", err)
 	}
-	a.warm = true
 	return nil
 }
 

@@ -5,17 +5,19 @@ import (
 	"sync"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/internal/ctxonce"
 )
 
 // onceHook makes a hook's WarmUp and Close idempotent. The module warms the
 // registry at OnStart, and agent.Agent warms the registry it is given on its
 // first run too; without this guard every hook (and the summarizer behind
 // the compaction hook, with its warm-up request) would warm up twice.
-// A failed WarmUp is not remembered, so a later call retries.
+// A failed WarmUp is not remembered, so a later call retries. A caller
+// waiting for another's warm-up stops waiting when its ctx ends.
 type onceHook struct {
 	hooks.Hook
+	warm   ctxonce.Once
 	mu     sync.Mutex
-	warmed bool
 	closed bool
 }
 
@@ -39,16 +41,7 @@ func (o *onceHook) WarmUp(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.warmed {
-		return nil
-	}
-	if err := w.WarmUp(ctx); err != nil {
-		return err
-	}
-	o.warmed = true
-	return nil
+	return o.warm.Do(ctx, w.WarmUp)
 }
 
 // Close closes the wrapped hook once.
