@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
@@ -21,6 +22,9 @@ const (
 	// StrategyEino is Eino's adk/middlewares/summarization middleware with
 	// Trigger.ContextTokens at the same size as the hook's trigger.
 	StrategyEino = "eino"
+	// StrategyPrepared is StrategyEinocompact with HookConfig.PrepareAt
+	// set: compactions are prepared in the background.
+	StrategyPrepared = "einocompact-prepared"
 )
 
 // SimConfig describes one simulated run.
@@ -33,6 +37,9 @@ type SimConfig struct {
 	// values take the hook's defaults, 0.7 and 0.4. Eino's middleware is
 	// triggered at Window*CompactAt too; it has no target.
 	CompactAt, CompactTo float64
+	// PrepareAt, when above 0, adds StrategyPrepared, the hook with this
+	// HookConfig.PrepareAt.
+	PrepareAt float64
 }
 
 // StepRecord is one model call as a strategy made it.
@@ -40,6 +47,9 @@ type StepRecord struct {
 	Step   int // 0-based
 	Before int // the prompt in tokens had nothing been compacted at this step
 	Prompt int // the prompt actually sent: messages and tool schemas, by the default counter
+	// At is the simulated time at which the step's model call was due,
+	// before any compaction it waited for.
+	At time.Duration
 }
 
 // Compaction is one step at which a strategy replaced part of the conversation.
@@ -49,8 +59,14 @@ type Compaction struct {
 	InputTokens  int           // summed over Calls
 	OutputTokens int           // summed over Calls
 	// Stall is the simulated time the agent waited for the summarizer:
-	// the calls' latencies added up, since they run one after another.
+	// the latencies of the calls made at this step added up, since they
+	// run one after another, plus, for a prepared compaction, what was
+	// left of its background calls when the step's model call was due.
 	Stall time.Duration
+	// Prepared says the compaction applied was prepared in the
+	// background (StrategyPrepared); Late that it was still being written
+	// when the step's model call was due, so the call waited for it.
+	Prepared, Late bool
 	// Retained is the size in tokens of the messages kept verbatim: those of
 	// the conversation before the compaction that are still in it, the
 	// leading system prompt excepted.
@@ -69,6 +85,34 @@ type SimResult struct {
 	// Wall is the real time spent in the strategy's per-call check and its
 	// compactions, excluding the time spent inside the summarizer.
 	Wall time.Duration
+	// Time is the simulated duration of the whole run: every model call
+	// (ModelLatency), tool execution (ToolTime) and stall.
+	Time time.Duration
+	// Unused are the summarizer calls of compactions prepared in the
+	// background and never applied; they cost input all the same.
+	Unused []SummaryCall
+	// Discarded counts the prepared compactions that were not applied.
+	Discarded int
+}
+
+// The time model of the agent's own calls: the main model answers after
+// 500 ms plus 0.05 ms per prompt token (prefill) and 20 ms per completion
+// token (decoding), and a step that calls tools spends 500 ms running them
+// (in parallel). Like the summarizer's, these are round numbers for a hosted
+// model; what matters is that a background compaction has the time of
+// several model calls to finish.
+const (
+	mainFirstToken      = 500 * time.Millisecond
+	mainPrefillPerToken = 50 * time.Microsecond
+	mainDecodePerToken  = 20 * time.Millisecond
+	// ToolTime is the simulated time a step spends running its tool calls.
+	ToolTime = 500 * time.Millisecond
+)
+
+// ModelLatency is the simulated time of a main-model call sending prompt
+// tokens and receiving completion tokens.
+func ModelLatency(prompt, completion int) time.Duration {
+	return mainFirstToken + time.Duration(prompt)*mainPrefillPerToken + time.Duration(completion)*mainDecodePerToken
 }
 
 // simStrategy is a way of keeping the conversation small before each model call.
@@ -77,7 +121,8 @@ type simStrategy interface {
 }
 
 // Simulate replays the trajectory of cfg through einocompact and through
-// Eino's middleware and returns their results in that order. Both get the
+// Eino's middleware, and with cfg.PrepareAt through einocompact preparing
+// its compactions, and returns their results in that order. Both get the
 // same script, the same tool schemas, the same token counter for every
 // number reported (the default approximate counter stands for the
 // provider's tokenizer) and summarizers with the same cost model.
@@ -93,7 +138,11 @@ func Simulate(ctx context.Context, cfg SimConfig) ([]*SimResult, error) {
 	}
 	system, script := Trajectory(cfg.Shape, cfg.Steps, cfg.Window, cfg.Seed)
 	var out []*SimResult
-	for _, name := range []string{StrategyEinocompact, StrategyEino} {
+	names := []string{StrategyEinocompact, StrategyEino}
+	if cfg.PrepareAt > 0 {
+		names = append(names, StrategyPrepared)
+	}
+	for _, name := range names {
 		res, err := simulateOne(ctx, cfg, name, system, script)
 		if err != nil {
 			return nil, fmt.Errorf("bench: %s on %s: %w", name, cfg.Shape, err)
@@ -106,8 +155,22 @@ func Simulate(ctx context.Context, cfg SimConfig) ([]*SimResult, error) {
 func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema.Message, script []Step) (*SimResult, error) {
 	counter := compaction.DefaultCounter()
 	tools := Tools()
-	var calls []SummaryCall
-	summarizer := &Summarizer{Counter: counter, OnCall: func(c SummaryCall) { calls = append(calls, c) }}
+	// Calls by the step whose compaction made them: a prepared
+	// compaction's calls arrive from the hook's goroutine.
+	var mu sync.Mutex
+	byOrigin := map[int][]SummaryCall{}
+	summarizer := &Summarizer{Counter: counter, OnCall: func(c SummaryCall) {
+		mu.Lock()
+		defer mu.Unlock()
+		byOrigin[c.Origin] = append(byOrigin[c.Origin], c)
+	}}
+	take := func(origin int) []SummaryCall {
+		mu.Lock()
+		defer mu.Unlock()
+		c := byOrigin[origin]
+		delete(byOrigin, origin)
+		return c
+	}
 	strat, err := newSimStrategy(ctx, name, cfg, summarizer, counter, tools)
 	if err != nil {
 		return nil, err
@@ -116,15 +179,17 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 	res := &SimResult{Strategy: name, Config: cfg}
 	msgs := []*schema.Message{system}
 	contextTokens := 0
+	var now time.Duration
+	at := make([]time.Duration, len(script))
 	for i, st := range script {
 		msgs = append(msgs[:len(msgs):len(msgs)], st.Before...)
 		before, err := counter.Count(ctx, msgs, tools)
 		if err != nil {
 			return nil, err
 		}
-		calls = calls[:0]
+		at[i] = now
 		start := time.Now()
-		next, err := strat.beforeModel(ctx, msgs, contextTokens, i)
+		next, err := strat.beforeModel(withOrigin(ctx, i), msgs, contextTokens, i)
 		wall := time.Since(start)
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", i, err)
@@ -132,6 +197,12 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 		prompt, err := counter.Count(ctx, next, tools)
 		if err != nil {
 			return nil, err
+		}
+		var calls []SummaryCall
+		if p, ok := strat.(preparedReporter); !ok || p.lastTriggered() {
+			// Otherwise this step's calls, if any, are a compaction
+			// being prepared: they are taken when it is applied.
+			calls = take(i)
 		}
 		var inside time.Duration
 		for _, c := range calls {
@@ -147,9 +218,16 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 			if t, ok := strat.(tierReporter); ok {
 				c.Tiers = t.lastTiers()
 			}
+			if p, ok := strat.(preparedReporter); ok && p.lastPrepared() {
+				c.Prepared = true
+				addPrepared(&c, res, at, now, i, take)
+			} else {
+				res.discardPrepared(i, take)
+			}
+			now += c.Stall
 			res.Compactions = append(res.Compactions, c)
 		}
-		res.Steps = append(res.Steps, StepRecord{Step: i, Before: before, Prompt: prompt})
+		res.Steps = append(res.Steps, StepRecord{Step: i, Before: before, Prompt: prompt, At: at[i]})
 
 		reply := *st.Reply
 		completion := counter.Tokens(counter.MessageCost(&reply), 1)
@@ -158,8 +236,60 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 		}}
 		msgs = append(next[:len(next):len(next)], &reply)
 		contextTokens = prompt + completion
+		now += ModelLatency(prompt, completion)
+		if len(reply.ToolCalls) > 0 {
+			now += ToolTime
+		}
 	}
+	res.Time = now
+	if c, ok := strat.(closer); ok {
+		// Waits for compactions still being prepared, which finish
+		// although the run is over (see simStrategy's notes).
+		if err := c.close(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res.discardPrepared(len(script), take)
 	return res, nil
+}
+
+// addPrepared adds to c, applied at step i with the model call due at now,
+// the calls of the compaction prepared in the background: those of the
+// latest earlier step that made any. They started when that step's call
+// was due (at) and ran one after another; what is left of them at now is
+// stall. Earlier steps' calls belong to prepared compactions never used.
+func addPrepared(c *Compaction, res *SimResult, at []time.Duration, now time.Duration, i int, take func(int) []SummaryCall) {
+	for s := i - 1; s >= 0; s-- {
+		calls := take(s)
+		if len(calls) == 0 {
+			continue
+		}
+		ready := at[s]
+		for _, call := range calls {
+			ready += call.Latency
+			c.InputTokens += call.InputTokens
+			c.OutputTokens += call.OutputTokens
+		}
+		c.Calls = append(calls, c.Calls...)
+		if ready > now {
+			c.Stall += ready - now
+			c.Late = true
+		}
+		res.discardPrepared(s, take)
+		return
+	}
+}
+
+// discardPrepared moves the calls of steps before i, which no applied
+// compaction used, to Unused, counting each step's as one discarded
+// prepared compaction.
+func (res *SimResult) discardPrepared(i int, take func(int) []SummaryCall) {
+	for s := range i {
+		if calls := take(s); len(calls) > 0 {
+			res.Unused = append(res.Unused, calls...)
+			res.Discarded++
+		}
+	}
 }
 
 func sameMessages(a, b []*schema.Message) bool {
@@ -201,13 +331,26 @@ func compactionOf(ctx context.Context, counter compaction.TokenCounter, step int
 
 func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer *Summarizer, counter *compaction.ApproximateTokenCounter, tools []*schema.ToolInfo) (simStrategy, error) {
 	switch name {
-	case StrategyEinocompact:
+	case StrategyEinocompact, StrategyPrepared:
 		c, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{ChatModel: summarizer, Logger: discardLogger})
 		if err != nil {
 			return nil, err
 		}
+		var comp compaction.Compactor = c
+		prepareAt := 0.0
+		if name == StrategyPrepared {
+			prepareAt = cfg.PrepareAt
+			// A prepared compaction still running when the run ends is
+			// not cancelled by the run; only Close would cancel it. The
+			// simulation closes the hook at the end of the run to wait
+			// for such compactions, so it shields them from that
+			// cancellation and they finish, as they would in a server.
+			comp = compaction.CompactorFunc(func(ctx context.Context, m []*schema.Message, target int, tc compaction.TokenCounter) ([]*schema.Message, error) {
+				return c.Compact(context.WithoutCancel(ctx), m, target, tc)
+			})
+		}
 		h, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
-			Compactor: c, ContextWindow: cfg.Window, CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo,
+			Compactor: comp, ContextWindow: cfg.Window, CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo, PrepareAt: prepareAt,
 			TokenCounter: counter, Logger: discardLogger,
 		})
 		if err != nil {
@@ -266,6 +409,23 @@ func (s *hookStrategy) beforeModel(ctx context.Context, msgs []*schema.Message, 
 	s.last = r
 	return state.Messages, nil
 }
+
+// preparedReporter is a strategy that can tell whether its last check
+// triggered a compaction, and whether that compaction was prepared in the
+// background.
+type preparedReporter interface {
+	lastTriggered() bool
+	lastPrepared() bool
+}
+
+// closer is a strategy holding resources until the end of a run.
+type closer interface{ close(ctx context.Context) error }
+
+func (s *hookStrategy) lastPrepared() bool { return s.last.Prepared }
+
+func (s *hookStrategy) lastTriggered() bool { return s.last.Triggered }
+
+func (s *hookStrategy) close(ctx context.Context) error { return s.hook.Close(ctx) }
 
 func (s *hookStrategy) lastTiers() []string {
 	out := make([]string, len(s.last.Rounds))

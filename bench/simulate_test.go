@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 
@@ -116,4 +117,53 @@ func deepCopyScript(script []Step) []Step {
 		out[i] = Step{Before: before, Reply: &r}
 	}
 	return out
+}
+
+// With PrepareAt the simulation adds a third strategy whose compactions are
+// prepared in the background: it must keep every invariant of the others,
+// apply prepared results, and wait less in simulated time than the
+// synchronous hook on the same script.
+func TestSimulatePrepared(t *testing.T) {
+	t.Parallel()
+	for _, shape := range Shapes {
+		cfg := SimConfig{Shape: shape, Steps: 120, Window: 8000, Seed: 5, PrepareAt: 0.45}
+		res, err := Simulate(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) != 3 || res[2].Strategy != StrategyPrepared {
+			t.Fatalf("%s: results %v", shape, res)
+		}
+		sync, prep := res[0], res[2]
+		stall := func(r *SimResult) (total time.Duration, prepared int) {
+			for _, c := range r.Compactions {
+				total += c.Stall
+				if c.Prepared {
+					prepared++
+				}
+				if c.Late && !c.Prepared {
+					t.Errorf("%s/%s step %d: late but not prepared", shape, r.Strategy, c.Step)
+				}
+			}
+			return total, prepared
+		}
+		ss, sp := stall(sync)
+		ps, pp := stall(prep)
+		if sp != 0 || pp == 0 {
+			t.Fatalf("%s: prepared compactions: synchronous hook %d, prepared %d", shape, sp, pp)
+		}
+		if ps >= ss || prep.Time >= sync.Time {
+			t.Errorf("%s: prepared stalled %v over a %v run, synchronous %v over %v", shape, ps, prep.Time, ss, sync.Time)
+		}
+		var prev time.Duration
+		for _, s := range prep.Steps {
+			if s.Prompt > cfg.Window || s.Prompt > s.Before {
+				t.Errorf("%s step %d: sent %d tokens (%d before, window %d)", shape, s.Step, s.Prompt, s.Before, cfg.Window)
+			}
+			if s.Step > 0 && s.At <= prev {
+				t.Errorf("%s step %d: simulated time %v does not advance from %v", shape, s.Step, s.At, prev)
+			}
+			prev = s.At
+		}
+	}
 }

@@ -20,6 +20,26 @@ type SummaryCall struct {
 	OutputTokens int           // the summary written
 	Latency      time.Duration // simulated: prefill plus decode time
 	Elapsed      time.Duration // real time spent inside Generate
+	// Origin is the simulated model call whose compaction made this call:
+	// the step Simulate put in the ctx, -1 outside a simulation. A call
+	// of a compaction prepared in the background has the step that
+	// started it.
+	Origin int
+}
+
+// originKey carries the simulated step in the ctx the strategies get; the
+// hook passes ctx values on to background compactions.
+type originKey struct{}
+
+func withOrigin(ctx context.Context, step int) context.Context {
+	return context.WithValue(ctx, originKey{}, step)
+}
+
+func originOf(ctx context.Context) int {
+	if step, ok := ctx.Value(originKey{}).(int); ok {
+		return step
+	}
+	return -1
 }
 
 // Summarizer is a deterministic chat model that writes summaries whose
@@ -83,7 +103,7 @@ func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, _ ..
 		return nil, err
 	}
 	out := OutputTokens(in)
-	call := SummaryCall{InputTokens: in, OutputTokens: out}
+	call := SummaryCall{InputTokens: in, OutputTokens: out, Origin: originOf(ctx)}
 	if !s.ZeroLatency {
 		call.Latency = Latency(in, out)
 	}

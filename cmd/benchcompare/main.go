@@ -32,6 +32,7 @@ func run(args []string, stdout io.Writer) error {
 	sim := fs.Bool("sim", false, "run the long-run cost simulation")
 	steps := fs.Int("steps", 300, "model calls per simulated trajectory")
 	window := fs.Int("window", 32000, "context window in tokens for the simulation")
+	prepareAt := fs.Float64("prepare-at", defaultPrepareAt, "PrepareAt of the simulation's third strategy, einocompact preparing compactions in the background; 0 leaves it out")
 	docs := fs.String("docs", "", "`dir`ectory whose benchmarks.md (and plot) to update; empty: print only")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -48,7 +49,10 @@ func run(args []string, stdout io.Writer) error {
 		if *steps < 1 || *window < 1000 {
 			return fmt.Errorf("-steps must be >= 1 and -window >= 1000, got %d and %d", *steps, *window)
 		}
-		if err := runSimulation(*steps, *window, *docs, stdout); err != nil {
+		if *prepareAt != 0 && !(*prepareAt > 0.4 && *prepareAt < 0.7) {
+			return fmt.Errorf("-prepare-at must be 0 or between compact_to 0.4 and compact_at 0.7, got %v", *prepareAt)
+		}
+		if err := runSimulation(*steps, *window, *prepareAt, *docs, stdout); err != nil {
 			return err
 		}
 	}

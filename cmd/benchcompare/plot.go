@@ -17,7 +17,7 @@ const (
 	marginBelow = 36
 )
 
-var strategyColor = map[string]string{bench.StrategyEinocompact: "#1f6fb4", bench.StrategyEino: "#d95f02"}
+var strategyColor = map[string]string{bench.StrategyEinocompact: "#1f6fb4", bench.StrategyEino: "#d95f02", bench.StrategyPrepared: "#2ca02c"}
 
 // plotSVG draws, for the first seed of every shape, the prompt size of every
 // model call for both strategies. At a compaction the line drops from the
@@ -33,11 +33,14 @@ func plotSVG(all []shapeRuns, window int) string {
 	}
 	legendY := len(all)*panelHeight + 14
 	x := marginLeft
-	for _, s := range []string{bench.StrategyEinocompact, bench.StrategyEino} {
+	for _, r := range all[0].runs[0] {
+		s := r.Strategy
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>`+"\n", x, legendY, x+24, legendY, strategyColor[s])
-		fmt.Fprintf(&b, `<text x="%d" y="%d">%s (markers: compactions)</text>`+"\n", x+30, legendY+4, s)
-		x += 260
+		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`+"\n", x+30, legendY+4, s)
+		x += 50 + 7*len(s)
 	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555">markers: compactions;</text>`+"\n", x, legendY+4)
+	x += 140
 	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555">grey: window; dashed: trigger (0.7); dotted: target (0.4)</text>`+"\n", x, legendY+4)
 	b.WriteString("</svg>\n")
 	return b.String()

@@ -33,7 +33,7 @@ type shapeRuns struct {
 	runs  [][]*bench.SimResult
 }
 
-func runSimulation(steps, window int, docs string, stdout io.Writer) error {
+func runSimulation(steps, window int, prepareAt float64, docs string, stdout io.Writer) error {
 	ctx := context.Background()
 	// One unmeasured run first, so that no strategy pays for the process
 	// warming up (page faults, first use of Eino's JSON encoder).
@@ -44,7 +44,7 @@ func runSimulation(steps, window int, docs string, stdout io.Writer) error {
 	for _, shape := range bench.Shapes {
 		sr := shapeRuns{shape: shape}
 		for _, seed := range simSeeds {
-			cfg := bench.SimConfig{Shape: shape, Steps: steps, Window: window, Seed: seed}
+			cfg := bench.SimConfig{Shape: shape, Steps: steps, Window: window, Seed: seed, PrepareAt: prepareAt}
 			res, err := simulateMedianWall(ctx, cfg)
 			if err != nil {
 				return err
@@ -221,6 +221,7 @@ func simReport(all []shapeRuns, steps, window int, withPlot bool) string {
 	}
 
 	floor := minimalInput(window)
+	b.WriteString(preparedReport(all, window))
 	b.WriteString("#### Targets (compact_at 0.7, compact_to 0.4, 300 steps)\n\n| target | shape | measured | met |\n|---|---|---|---|\n")
 	for _, t := range targets {
 		fmt.Fprintf(&b, "| median summarizer input per compaction at most half of Eino's | %s | ratio %.2f (a single exact round would need %d tokens: %.2f) | %s |\n",
