@@ -419,7 +419,9 @@ type preparedReporter interface {
 }
 
 // closer is a strategy holding resources until the end of a run.
-type closer interface{ close(ctx context.Context) error }
+type closer interface {
+	close(ctx context.Context) error
+}
 
 func (s *hookStrategy) lastPrepared() bool { return s.last.Prepared }
 

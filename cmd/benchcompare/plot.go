@@ -100,8 +100,8 @@ func plotPanel(b *strings.Builder, sr shapeRuns, window, top int) {
 				fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="7" height="7" fill="%s"><title>Eino, call %d: %d to %d tokens, summarizer read %d</title></rect>`+"\n",
 					px(c.Step)-3.5, mid-3.5, color, c.Step, c.Before, c.After, c.InputTokens)
 			} else {
-				fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>einocompact, call %d: %d to %d tokens, summarizer read %d</title></circle>`+"\n",
-					px(c.Step), mid, color, c.Step, c.Before, c.After, c.InputTokens)
+				fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s, call %d: %d to %d tokens, summarizer read %d, stall %.1f s</title></circle>`+"\n",
+					px(c.Step), mid, color, r.Strategy, c.Step, c.Before, c.After, c.InputTokens, c.Stall.Seconds())
 			}
 		}
 	}
