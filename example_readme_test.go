@@ -28,3 +28,30 @@ func TestReadmeShowsTheQuickstartWhole(t *testing.T) {
 		t.Error("README.md's \"Add compaction to an agent\" is not examples/quickstart/main.go whole; copy the file into its go block")
 	}
 }
+
+// docs/eino.md's ADK snippet is the code of ExampleNewHookMiddleware between
+// its docs/eino.md:adk markers, one tab less indented, so it compiles and
+// its output is checked.
+func TestEinoDocShowsTheADKExample(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("docs/eino.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("integration/eino/example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, region, ok := strings.Cut(string(src), "// docs/eino.md:adk:begin\n")
+	region, _, ok2 := strings.Cut(region, "\t// docs/eino.md:adk:end")
+	if !ok || !ok2 {
+		t.Fatal("integration/eino/example_test.go has no docs/eino.md:adk markers")
+	}
+	var snippet strings.Builder
+	for line := range strings.SplitSeq(strings.TrimSuffix(region, "\n"), "\n") {
+		snippet.WriteString(strings.TrimPrefix(line, "\t") + "\n")
+	}
+	if !strings.Contains(string(doc), "```go\n"+snippet.String()+"```\n") {
+		t.Errorf("docs/eino.md does not show ExampleNewHookMiddleware's code verbatim; copy it:\n%s", snippet.String())
+	}
+}

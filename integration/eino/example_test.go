@@ -3,9 +3,13 @@ package einoint_test
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/components/tool/utils"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/flow/agent/react"
 	"github.com/cloudwego/eino/schema"
 
@@ -49,11 +53,11 @@ func ExampleInstallReact() {
 	if err := einoint.InstallReact(ctx, cfg, newCompactionHook(ctx, sumModel)); err != nil {
 		panic(err)
 	}
-	agent, err := react.NewAgent(ctx, cfg)
+	reactAgent, err := react.NewAgent(ctx, cfg)
 	if err != nil {
 		panic(err)
 	}
-	msg, err := agent.Generate(ctx, []*schema.Message{schema.UserMessage("Hi")})
+	msg, err := reactAgent.Generate(ctx, []*schema.Message{schema.UserMessage("Hi")})
 	if err != nil {
 		panic(err)
 	}
@@ -61,27 +65,67 @@ func ExampleInstallReact() {
 	// Output: Hello from react.
 }
 
-// ExampleNewHookMiddleware adds compaction to an ADK ChatModelAgent.
+// ExampleNewHookMiddleware adds compaction to an ADK ChatModelAgent with a
+// tool. ADK returns events, not the compacted history, so an Observer on
+// the hook is how the caller sees what compaction did.
 func ExampleNewHookMiddleware() {
 	ctx := context.Background()
-	agentModel, sumModel, stop := fakeModels(ctx, "Hello from ADK.")
-	defer stop()
-
-	mw, err := einoint.NewHookMiddleware(newCompactionHook(ctx, sumModel), nil)
+	llm := openaitest.New(openaitest.WithPromptUsage(openaitest.Script(
+		openaitest.Call(openaitest.Fn("call_1", "forecast", `{"city":"Oslo"}`)),
+		openaitest.Call(openaitest.Fn("call_2", "forecast", `{"city":"Bergen"}`)),
+		openaitest.Text("Take a coat to Bergen."),
+	)))
+	defer llm.Close()
+	sum := openaitest.New(openaitest.WithPromptUsage(func(*openaitest.Request) (*openaitest.Reply, error) {
+		return openaitest.Text("## Work completed\n- read the Oslo forecast"), nil
+	}))
+	defer sum.Close()
+	chatModel, _ := llm.ChatModel(ctx)
+	summarizerModel, _ := sum.ChatModel(ctx)
+	forecast, err := utils.InferTool("forecast", "Hourly forecast for a city.", func(_ context.Context, in struct {
+		City string `json:"city"`
+	}) (string, error) {
+		return strings.Repeat(in.City+": 4°C, rain, wind 9 m/s\n", 250), nil
+	})
 	if err != nil {
 		panic(err)
 	}
-	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+
+	// docs/eino.md:adk:begin
+	compactor, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{ChatModel: summarizerModel})
+	if err != nil {
+		panic(err)
+	}
+	hook, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
+		Compactor:     compactor,
+		ContextWindow: 4_000, // tiny, to see it work
+		// ADK gives back events, not the compacted history: the Observer
+		// (or Eino callbacks, or integration/otel) shows what compaction did.
+		Observer: compaction.ObserverFunc(func(_ context.Context, r compaction.Report) {
+			fmt.Printf("compaction: applied %v, %d summarizer round(s), saved tokens: %v\n",
+				r.Compacted, len(r.Rounds), r.Saved() > 0)
+		}),
+	})
+	if err != nil {
+		panic(err)
+	}
+	mw, err := einoint.NewHookMiddleware(hook, nil) // or einoint.NewMiddleware(registry, logger)
+	if err != nil {
+		panic(err)
+	}
+	assistant, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 		Name:        "assistant",
-		Description: "a helpful assistant",
-		Instruction: "You are a helpful assistant.",
-		Model:       agentModel,
+		Description: "answers weather questions",
+		Instruction: "You are a helpful assistant. Use the forecast tool.",
+		Model:       chatModel,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{forecast}}},
 		Handlers:    []adk.ChatModelAgentMiddleware{mw},
 	})
 	if err != nil {
 		panic(err)
 	}
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Run(ctx, []*schema.Message{schema.UserMessage("Hi")})
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: assistant}).Run(ctx,
+		[]*schema.Message{schema.UserMessage("Oslo or Bergen: where do I need a coat?")})
 	for {
 		ev, ok := iter.Next()
 		if !ok {
@@ -90,12 +134,18 @@ func ExampleNewHookMiddleware() {
 		if ev.Err != nil {
 			panic(ev.Err)
 		}
-		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			msg, _ := ev.Output.MessageOutput.GetMessage()
+		if ev.Output == nil || ev.Output.MessageOutput == nil {
+			continue
+		}
+		if msg, err := ev.Output.MessageOutput.GetMessage(); err == nil && msg.Role == schema.Assistant && len(msg.ToolCalls) == 0 {
 			fmt.Println(msg.Content)
 		}
 	}
-	// Output: Hello from ADK.
+	// docs/eino.md:adk:end
+
+	// Output:
+	// compaction: applied true, 1 summarizer round(s), saved tokens: true
+	// Take a coat to Bergen.
 }
 
 // ExampleIsolatedChatModel keeps a summarizer you call from your own code out
