@@ -68,10 +68,10 @@ type registryIn struct {
 }
 
 func provideRegistry(in registryIn) (*hooks.Registry, error) {
-	return NewRegistryFromEntries(in.Entries)
+	return newRegistryFromEntries(in.Entries)
 }
 
-// NewRegistryFromEntries registers entries into a new registry, sorted by
+// newRegistryFromEntries registers entries into a new registry, sorted by
 // Point (in run order), Order and name. An entry with an invalid point or a
 // nil hook is an error naming the entry.
 //
@@ -81,7 +81,7 @@ func provideRegistry(in registryIn) (*hooks.Registry, error) {
 // the hook's Name and AllowedPoints; its Unwrap method returns the hook.
 // A hook contributed at several points is wrapped once and so still counts
 // as one distinct hook.
-func NewRegistryFromEntries(entries []HookEntry) (*hooks.Registry, error) {
+func newRegistryFromEntries(entries []HookEntry) (*hooks.Registry, error) {
 	sorted := slices.Clone(entries)
 	slices.SortStableFunc(sorted, func(a, b HookEntry) int {
 		return cmp.Or(
@@ -112,13 +112,4 @@ func NewRegistryFromEntries(entries []HookEntry) (*hooks.Registry, error) {
 		}
 	}
 	return reg, nil
-}
-
-// Unwrap returns the hook a registry built by NewRegistryFromEntries (and so
-// by Module) holds behind h, or h itself when it is not wrapped.
-func Unwrap(h hooks.Hook) hooks.Hook {
-	if o, ok := h.(*onceHook); ok {
-		return o.Hook
-	}
-	return h
 }

@@ -13,7 +13,7 @@ type hookgroupValueHook struct{ extra any }
 
 func (hookgroupValueHook) Run(context.Context, *hooks.State) error { return nil }
 
-func TestNewRegistryFromEntriesAcceptsUnhashableHookValues(t *testing.T) {
+func TestRegistryFromEntriesAcceptsUnhashableHookValues(t *testing.T) {
 	t.Parallel()
 	h := hookgroupValueHook{extra: func() {}}
 	var reg *hooks.Registry
@@ -21,10 +21,10 @@ func TestNewRegistryFromEntriesAcceptsUnhashableHookValues(t *testing.T) {
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
-				t.Fatalf("NewRegistryFromEntries panicked: %v", p)
+				t.Fatalf("newRegistryFromEntries panicked: %v", p)
 			}
 		}()
-		reg, err = NewRegistryFromEntries([]HookEntry{{Point: hooks.BeforeLLM, Hook: h}, {Point: hooks.AfterRun, Hook: h}})
+		reg, err = newRegistryFromEntries([]HookEntry{{Point: hooks.BeforeLLM, Hook: h}, {Point: hooks.AfterRun, Hook: h}})
 	}()
 	if err != nil {
 		t.Fatal(err)
@@ -32,4 +32,13 @@ func TestNewRegistryFromEntriesAcceptsUnhashableHookValues(t *testing.T) {
 	if n := reg.Len(hooks.BeforeLLM) + reg.Len(hooks.AfterRun); n != 2 {
 		t.Errorf("registered %d hooks, want 2", n)
 	}
+}
+
+// unwrapHook returns the hook a registry built by newRegistryFromEntries
+// (and so by Module) holds behind h, or h itself when it is not wrapped.
+func unwrapHook(h hooks.Hook) hooks.Hook {
+	if o, ok := h.(*onceHook); ok {
+		return o.Hook
+	}
+	return h
 }

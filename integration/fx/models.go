@@ -21,14 +21,14 @@ type Summarizer interface {
 // OfflineSummarizerName is how SummarizerName describes the offline summarizer.
 const OfflineSummarizerName = "offline extractive summarizer"
 
-// NewSummarizer builds the summarizer cfg selects. Offline, it is the
+// newSummarizer builds the summarizer cfg selects. Offline, it is the
 // extractive summarizer (package summarizer/extractive), which needs no
 // network. Online, it is an EndpointModel behind a failover chain
 // (package summarizer/failover) that retries it summarizer.retries times and
 // then, with summarizer.fallback_offline, falls back to the extractive
 // summarizer, so a summarizer outage never stops compaction. log receives
 // a warning per failed attempt; nil means slog.Default().
-func NewSummarizer(ctx context.Context, cfg *Config, log *slog.Logger) (Summarizer, error) {
+func newSummarizer(ctx context.Context, cfg *Config, log *slog.Logger) (Summarizer, error) {
 	ep, online := cfg.SummarizerEndpoint()
 	if !online {
 		return newOffline()

@@ -56,7 +56,7 @@ func TestNewSummarizer(t *testing.T) {
 			if tt.srv != nil {
 				before = len(tt.srv.Requests())
 			}
-			s, err := NewSummarizer(context.Background(), cfg, quiet)
+			s, err := newSummarizer(context.Background(), cfg, quiet)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestNewCounterKinds(t *testing.T) {
 	t.Parallel()
 	cfg := DefaultConfig().Compaction.Counter
 	cfg.Kind = CounterTiktoken
-	c, err := NewCounter(cfg)
+	c, err := newCounter(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +91,11 @@ func TestNewCounterKinds(t *testing.T) {
 		t.Errorf("kind tiktoken built %T", c)
 	}
 	cfg.Encoding = "cl100k_base"
-	if _, err := NewCounter(cfg); err != nil {
+	if _, err := newCounter(cfg); err != nil {
 		t.Errorf("cl100k_base: %v", err)
 	}
 	cfg.Kind = "bpe"
-	if _, err := NewCounter(cfg); err == nil || !strings.Contains(err.Error(), `compaction.counter.kind = "bpe"`) {
+	if _, err := newCounter(cfg); err == nil || !strings.Contains(err.Error(), `compaction.counter.kind = "bpe"`) {
 		t.Errorf("unknown kind: %v", err)
 	}
 }
@@ -117,7 +117,7 @@ func TestZeroAttachmentChargeIsHonoured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := NewCounter(cfg.Compaction.Counter)
+		c, err := newCounter(cfg.Compaction.Counter)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -66,7 +66,7 @@ func orDefault(l *slog.Logger) *slog.Logger {
 }
 
 func provideCounter(cfg *Config) (compaction.TokenCounter, error) {
-	return NewCounter(cfg.Compaction.Counter)
+	return newCounter(cfg.Compaction.Counter)
 }
 
 type summarizerIn struct {
@@ -76,7 +76,7 @@ type summarizerIn struct {
 }
 
 func provideSummarizer(in summarizerIn) (Summarizer, error) {
-	return NewSummarizer(context.Background(), in.Config, orDefault(in.Logger))
+	return newSummarizer(context.Background(), in.Config, orDefault(in.Logger))
 }
 
 type compactorIn struct {
@@ -87,7 +87,7 @@ type compactorIn struct {
 }
 
 func provideCompactor(in compactorIn) (compaction.Compactor, error) {
-	return NewCompactor(context.Background(), in.Config.Compaction, CompactorDeps{
+	return newCompactor(context.Background(), in.Config.Compaction, compactorDeps{
 		Summarizer: in.Summarizer,
 		Logger:     orDefault(in.Logger),
 	})

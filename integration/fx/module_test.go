@@ -57,7 +57,7 @@ func TestModuleBuildsTheConfiguredStrategy(t *testing.T) {
 			if !tt.check(hook.Compactor()) {
 				t.Errorf("compactor is %T", hook.Compactor())
 			}
-			if got := reg.Hooks(hooks.BeforeLLM); len(got) != 1 || Unwrap(got[0]) != hooks.Hook(hook) {
+			if got := reg.Hooks(hooks.BeforeLLM); len(got) != 1 || unwrapHook(got[0]) != hooks.Hook(hook) {
 				t.Errorf("registry at before_llm = %v, want just the compaction hook", got)
 			}
 		})
@@ -242,7 +242,7 @@ func TestSlogEventLoggerUsesTheContainersLogger(t *testing.T) {
 	}
 }
 
-func TestNewRegistryFromEntriesSortsByPointOrderName(t *testing.T) {
+func TestRegistryFromEntriesSortsByPointOrderName(t *testing.T) {
 	t.Parallel()
 	named := func(n string) hooks.Hook { return &namedHook{n} }
 	a, b, c, d := named("a"), named("b"), named("c"), named("d")
@@ -252,18 +252,18 @@ func TestNewRegistryFromEntriesSortsByPointOrderName(t *testing.T) {
 		{Point: hooks.BeforeLLM, Hook: b, Order: 5},
 		{Point: hooks.BeforeRun, Hook: a, Order: 99},
 	}
-	reg, err := NewRegistryFromEntries(entries)
+	reg, err := newRegistryFromEntries(entries)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := reg.Hooks(hooks.BeforeLLM)
-	if len(got) != 3 || Unwrap(got[0]) != c || Unwrap(got[1]) != b || Unwrap(got[2]) != d {
+	if len(got) != 3 || unwrapHook(got[0]) != c || unwrapHook(got[1]) != b || unwrapHook(got[2]) != d {
 		t.Errorf("before_llm order = %v, want c, b, d", got)
 	}
-	if _, err := NewRegistryFromEntries([]HookEntry{{Point: "sometime", Hook: a, Name: "mine"}}); err == nil || !strings.Contains(err.Error(), "mine") {
+	if _, err := newRegistryFromEntries([]HookEntry{{Point: "sometime", Hook: a, Name: "mine"}}); err == nil || !strings.Contains(err.Error(), "mine") {
 		t.Errorf("bad point error = %v, want it to name the entry", err)
 	}
-	if _, err := NewRegistryFromEntries([]HookEntry{{Point: hooks.AfterRun, Hook: (*namedHook)(nil)}}); err == nil {
+	if _, err := newRegistryFromEntries([]HookEntry{{Point: hooks.AfterRun, Hook: (*namedHook)(nil)}}); err == nil {
 		t.Error("a typed-nil hook was registered")
 	}
 }
@@ -272,7 +272,7 @@ func TestRegistryWarmsAndClosesEachHookOnce(t *testing.T) {
 	t.Parallel()
 	ev := &lcEvents{}
 	h := &lcHook{ev: ev}
-	reg, err := NewRegistryFromEntries([]HookEntry{
+	reg, err := newRegistryFromEntries([]HookEntry{
 		{Point: hooks.BeforeRun, Hook: h},
 		{Point: hooks.AfterRun, Hook: h},
 	})

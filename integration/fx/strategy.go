@@ -9,8 +9,8 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction/tiktoken"
 )
 
-// NewCounter builds the token counter compaction.counter describes.
-func NewCounter(c CounterConfig) (compaction.TokenCounter, error) {
+// newCounter builds the token counter compaction.counter describes.
+func newCounter(c CounterConfig) (compaction.TokenCounter, error) {
 	switch c.Kind {
 	case CounterApproximate:
 	case CounterTiktoken:
@@ -48,16 +48,16 @@ func explicitCharge(tokens int) int {
 	return tokens
 }
 
-// CompactorDeps are what NewCompactor needs besides the configuration.
-type CompactorDeps struct {
+// compactorDeps are what newCompactor needs besides the configuration.
+type compactorDeps struct {
 	// Summarizer writes summaries for the "summarize" strategy.
 	Summarizer Summarizer
 	// Logger receives the compactors' warnings. Default slog.Default().
 	Logger *slog.Logger
 }
 
-// NewCompactor builds the compactor compaction.strategy selects.
-func NewCompactor(ctx context.Context, c CompactionConfig, deps CompactorDeps) (compaction.Compactor, error) {
+// newCompactor builds the compactor compaction.strategy selects.
+func newCompactor(ctx context.Context, c CompactionConfig, deps compactorDeps) (compaction.Compactor, error) {
 	if c.Strategy != StrategyPipeline {
 		return newStage(ctx, c, c.Strategy, "compaction.strategy", deps)
 	}
@@ -76,7 +76,7 @@ func NewCompactor(ctx context.Context, c CompactionConfig, deps CompactorDeps) (
 	return p, nil
 }
 
-func newStage(ctx context.Context, c CompactionConfig, name, key string, deps CompactorDeps) (compaction.Compactor, error) {
+func newStage(ctx context.Context, c CompactionConfig, name, key string, deps compactorDeps) (compaction.Compactor, error) {
 	switch name {
 	case StrategySummarize:
 		if deps.Summarizer == nil {
