@@ -111,23 +111,7 @@ func TestADKInterruptResumeAfterCompaction(t *testing.T) {
 			runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: ag, EnableStreaming: streaming, CheckPointStore: store})
 
 			iter := runner.Run(ctx, []*schema.Message{schema.UserMessage("hitl question")}, adk.WithCheckPointID("cp"))
-			var interruptID string
-			for {
-				ev, ok := iter.Next()
-				if !ok {
-					break
-				}
-				if ev.Err != nil {
-					t.Fatalf("first run: %v", ev.Err)
-				}
-				if ev.Action != nil && ev.Action.Interrupted != nil {
-					for _, ic := range ev.Action.Interrupted.InterruptContexts {
-						if ic.IsRootCause {
-							interruptID = ic.ID
-						}
-					}
-				}
-			}
+			_, interruptID := drainADK(t, iter)
 			if interruptID == "" {
 				t.Fatal("the run ended without interrupting")
 			}
@@ -142,23 +126,9 @@ func TestADKInterruptResumeAfterCompaction(t *testing.T) {
 			if err != nil {
 				t.Fatalf("resume: %v", err)
 			}
-			var last string
-			for {
-				ev, ok := resumed.Next()
-				if !ok {
-					break
-				}
-				if ev.Err != nil {
-					t.Fatalf("resumed run: %v", ev.Err)
-				}
-				if ev.Output == nil || ev.Output.MessageOutput == nil {
-					continue
-				}
-				msg, err := ev.Output.MessageOutput.GetMessage()
-				if err != nil {
-					t.Fatal(err)
-				}
-				last = msg.Content
+			last, again := drainADK(t, resumed)
+			if again != "" {
+				t.Fatalf("the resumed run interrupted again at %s", again)
 			}
 			if last != "done: the user said yes" {
 				t.Errorf("resumed run ended with %q", last)
@@ -174,5 +144,36 @@ func TestADKInterruptResumeAfterCompaction(t *testing.T) {
 			}
 			f.checkRun(t, 2)
 		})
+	}
+}
+
+// drainADK reads an ADK event stream to its end, failing the test on an
+// event error, and returns the content of the last message and the id of
+// the root-cause interrupt, if the run interrupted.
+func drainADK(t *testing.T, iter *adk.AsyncIterator[*adk.AgentEvent]) (last, interruptID string) {
+	t.Helper()
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			return last, interruptID
+		}
+		if ev.Err != nil {
+			t.Fatalf("run event: %v", ev.Err)
+		}
+		if ev.Action != nil && ev.Action.Interrupted != nil {
+			for _, ic := range ev.Action.Interrupted.InterruptContexts {
+				if ic.IsRootCause {
+					interruptID = ic.ID
+				}
+			}
+		}
+		if ev.Output == nil || ev.Output.MessageOutput == nil {
+			continue
+		}
+		msg, err := ev.Output.MessageOutput.GetMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = msg.Content
 	}
 }

@@ -40,24 +40,7 @@ func TestADKMiddlewareCompacts(t *testing.T) {
 		}
 		iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: ag, EnableStreaming: streaming}).
 			Run(ctx, []*schema.Message{schema.UserMessage("adk question")})
-		var last string
-		for {
-			ev, ok := iter.Next()
-			if !ok {
-				break
-			}
-			if ev.Err != nil {
-				t.Fatalf("streaming=%v: %v", streaming, ev.Err)
-			}
-			if ev.Output == nil || ev.Output.MessageOutput == nil {
-				continue
-			}
-			msg, err := ev.Output.MessageOutput.GetMessage()
-			if err != nil {
-				t.Fatal(err)
-			}
-			last = msg.Content
-		}
+		last, _ := drainADK(t, iter)
 		if last != "answer to adk question" {
 			t.Errorf("streaming=%v: last message %q", streaming, last)
 		}
