@@ -82,8 +82,14 @@ func fixtureHook(tb testing.TB, window int) *compaction.CompactionHook {
 // above trigger tokens.
 func fixtureEino(tb testing.TB, trigger int) adk.ChatModelAgentMiddleware {
 	tb.Helper()
+	return fixtureEinoWith(tb, trigger, &Summarizer{ZeroLatency: true})
+}
+
+// fixtureEinoWith is fixtureEino with the given summarizer.
+func fixtureEinoWith(tb testing.TB, trigger int, sum *Summarizer) adk.ChatModelAgentMiddleware {
+	tb.Helper()
 	mw, err := einosum.New(context.Background(), &einosum.Config{
-		Model:   &Summarizer{ZeroLatency: true},
+		Model:   sum,
 		Trigger: &einosum.TriggerCondition{ContextTokens: trigger},
 	})
 	if err != nil {
