@@ -11,6 +11,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction"
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	"github.com/einocompact/einocompact/internal/substrings"
 )
 
 // Config says how Run compacts. Zero fields take the defaults shown.
@@ -157,26 +158,39 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 		}
 		res.ByKind[f.Kind] = k
 	}
-	for _, id := range identifiers.Identifiers(compaction.Transcript(t.Messages, replaced)) {
-		res.IDsReplaced++
-		if strings.Contains(final, id) {
-			res.IDsSurvived++
+	// Tool-call ids are not identifiers worth keeping (the ledger leaves
+	// them out), so they count neither as found nor as kept.
+	callIDs := map[string]bool{}
+	for _, m := range t.Messages {
+		for _, tc := range m.ToolCalls {
+			callIDs[tc.ID] = true
+		}
+		if m.ToolCallID != "" {
+			callIDs[m.ToolCallID] = true
 		}
 	}
+	var all []string
+	for _, id := range identifiers.Identifiers(compaction.Transcript(t.Messages, replaced)) {
+		if !callIDs[id] {
+			all = append(all, id)
+		}
+	}
+	res.IDsReplaced = len(all)
+	res.IDsSurvived = countKept(all, final)
 	ledgerIDs := map[string]bool{}
+	var ledgerList []string
 	for _, i := range replaced {
-		text := compaction.RenderMessage(t.Messages[i], compaction.RenderOptions{ToolCallIDs: true, Attachment: compaction.DescribeAttachment})
+		text := compaction.RenderMessage(t.Messages[i], compaction.RenderOptions{Attachment: compaction.DescribeAttachment})
 		for _, m := range identifiers.Extract(text, identifiers.DefaultExtractors()) {
-			if ledgerIDs[m.Value] {
+			if ledgerIDs[m.Value] || callIDs[m.Value] {
 				continue
 			}
 			ledgerIDs[m.Value] = true
-			res.LedgerIDs++
-			if strings.Contains(final, m.Value) {
-				res.LedgerIDsKept++
-			}
+			ledgerList = append(ledgerList, m.Value)
 		}
 	}
+	res.LedgerIDs = len(ledgerList)
+	res.LedgerIDsKept = countKept(ledgerList, final)
 	var err error
 	if res.TokensFull, err = cfg.Counter.Count(ctx, t.Messages, nil); err != nil {
 		return res, err
@@ -185,6 +199,17 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 		return res, err
 	}
 	return res, nil
+}
+
+// countKept is how many of ids occur verbatim in text.
+func countKept(ids []string, text string) int {
+	n := 0
+	for _, ok := range substrings.NewSet(ids).Found(text) {
+		if ok {
+			n++
+		}
+	}
+	return n
 }
 
 func roundsOf(cfg Config) RoundTotals {

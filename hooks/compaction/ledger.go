@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	"github.com/einocompact/einocompact/internal/substrings"
 )
 
 // LedgerConfig configures the identifier ledger of a SummarizationCompactor.
@@ -26,9 +27,11 @@ type LedgerConfig struct {
 	// Disabled turns the ledger off. Default false: the ledger is on.
 	Disabled bool
 	// Extractors find identifiers. Default identifiers.DefaultExtractors():
-	// paths, URLs, UUIDs, hex hashes of 7+ characters, tool-call ids, quoted
-	// error strings and error lines, and the values of tool arguments named
-	// like path, file, url, id or query.
+	// paths, URLs, UUIDs, hex hashes of 7+ characters, quoted error strings
+	// and error lines, and the values of tool arguments named like path,
+	// file, url, id or query. Tool-call ids are left out whatever the
+	// extractors: the messages are read without them, since once their calls
+	// are summarized they name nothing.
 	Extractors []identifiers.Extractor
 	// MaxTokens caps the size of the appended block, as measured by the
 	// compaction's counter. Default 256; must be >= 0 (0 means the default).
@@ -134,7 +137,7 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 			// closing tag would read as the path "/conversation_summary".
 			text = summaryBody(m)
 		} else {
-			text = RenderMessage(m, RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment})
+			text = RenderMessage(m, RenderOptions{Attachment: DescribeAttachment})
 		}
 		for _, match := range identifiers.Extract(text, l.extractors) {
 			note(match.Value, pos)
@@ -167,31 +170,28 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 	if l.off || len(entries) == 0 {
 		return text, stats, nil, nil
 	}
+	// One pass over the summary for all identifiers: a search per
+	// identifier made this quadratic (thousands of identifiers, a summary of
+	// kilobytes).
+	values := make([]string, len(entries))
+	for i, e := range entries {
+		values[i] = e.value
+	}
 	var lost []ledgerEntry
-	for _, e := range entries {
-		if strings.Contains(text, e.value) {
+	for i, kept := range substrings.NewSet(values).Found(text) {
+		if kept {
 			stats.Survived++
 		} else {
-			lost = append(lost, e)
+			lost = append(lost, entries[i])
 		}
 	}
 	// Keep the most used, then the newest; drop the oldest and least used.
 	slices.SortStableFunc(lost, func(a, b ledgerEntry) int {
 		return cmp.Or(cmp.Compare(b.uses, a.uses), cmp.Compare(b.last, a.last))
 	})
-	kept := 0
-	block := ""
-	for kept < len(lost) {
-		candidate := renderLedger(lost[:kept+1], len(lost)-kept-1)
-		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(candidate)}, nil)
-		if err != nil {
-			return text, stats, nil, fmt.Errorf("compaction: measuring the identifier ledger: %w", err)
-		}
-		if n > l.maxTokens {
-			break
-		}
-		kept++
-		block = candidate
+	kept, block, err := l.fit(ctx, lost, counter)
+	if err != nil {
+		return text, stats, nil, err
 	}
 	stats.Appended, stats.Dropped = kept, len(lost)-kept
 	if kept > 0 {
@@ -202,6 +202,36 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 		remembered = append(remembered, e.value)
 	}
 	return text, stats, map[string]any{ledgerMarkerKey: remembered}, nil
+}
+
+// fit returns how many of lost, taken in order, the block can list within
+// MaxTokens, and that block. The block grows with every entry, so a binary
+// search over the count needs O(log n) renderings and counts, where adding
+// one entry at a time needed n of each, quadratic in the block's size.
+func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounter) (int, string, error) {
+	size := func(k int) (string, int, error) {
+		block := renderLedger(lost[:k], len(lost)-k)
+		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(block)}, nil)
+		if err != nil {
+			return "", 0, fmt.Errorf("compaction: measuring the identifier ledger: %w", err)
+		}
+		return block, n, nil
+	}
+	lo, hi := 0, len(lost) // lo fits (0 means no block); find the largest k that fits
+	block := ""
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		b, n, err := size(mid)
+		if err != nil {
+			return 0, "", err
+		}
+		if n <= l.maxTokens {
+			lo, block = mid, b
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo, block, nil
 }
 
 func renderLedger(entries []ledgerEntry, dropped int) string {

@@ -30,10 +30,14 @@ func TestLedgerRepair(t *testing.T) {
 	for _, e := range entries {
 		values[e.value] = e
 	}
-	for _, want := range []string{"internal/store/cache.go", "https://ci.example.com/runs/8812", "call_7f3a", "9fceb02d"} {
+	for _, want := range []string{"internal/store/cache.go", "https://ci.example.com/runs/8812", "9fceb02d"} {
 		if _, ok := values[want]; !ok {
 			t.Errorf("ledger missed %q; found %v", want, entries)
 		}
+	}
+	// A tool-call id names nothing once its call is summarized.
+	if _, ok := values["call_7f3a"]; ok {
+		t.Errorf("ledger kept the tool-call id; found %v", entries)
 	}
 	if e := values["internal/store/cache.go"]; e.uses < 2 {
 		t.Errorf("the path appears in several messages; uses = %d", e.uses)

@@ -65,7 +65,10 @@ func TestSummarizationLedger(t *testing.T) {
 			sum := out[2]
 			m, _ := MarkerFields(sum)
 			ids := Identifiers(*rounds)
-			for _, want := range []string{"deploy/prod.yaml", "call_a1", "ImagePullBackOff", "call_b2"} {
+			if strings.Contains(sum.Content, "call_a1") {
+				t.Errorf("the summary lists a tool-call id:\n%s", sum.Content)
+			}
+			for _, want := range []string{"deploy/prod.yaml", "ImagePullBackOff"} {
 				has := strings.Contains(sum.Content, want)
 				if has != tc.wantRepaired {
 					t.Errorf("summary contains %q = %v, want %v:\n%s", want, has, tc.wantRepaired, sum.Content)

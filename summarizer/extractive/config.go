@@ -17,7 +17,8 @@ type Config struct {
 	MaxDecisions int
 	// MaxWork caps "## Work completed"; the latest are kept. Default 20.
 	MaxWork int
-	// MaxIdentifiers caps "## Identifiers": tool-call ids go first, then the
+	// MaxIdentifiers caps "## Identifiers": tool-call ids (found only by
+	// extractors that look for them; the defaults do not) go first, then the
 	// oldest. Default 40.
 	MaxIdentifiers int
 	// MaxUnresolved caps "## Unresolved"; the latest are kept. Default 2.

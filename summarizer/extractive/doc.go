@@ -20,8 +20,9 @@
 //     reads as a failure (it starts with "error" in any case, or contains
 //     "Error:", "failed", "FAIL", "panic:", "fatal:" or "Traceback"); and the
 //     first line of each assistant message.
-//   - Identifiers: what package identifiers extracts from the transcript;
-//     under the cap, tool-call ids give way first.
+//   - Identifiers: what package identifiers extracts from the transcript
+//     (the default extractors leave tool-call ids out; with extractors that
+//     find them, they give way first under the cap).
 //   - Unresolved: the last user request no assistant text answered, else the
 //     last assistant text.
 //

@@ -50,8 +50,7 @@ func Example() {
 	// - assistant: The fixture inserts only two rows; the third insert is missing.
 	//
 	// ## Identifiers
-	// - call_1
-	// - call_2
+	// (none)
 	//
 	// ## Unresolved
 	// - Add the missing insert and rerun.

@@ -50,10 +50,10 @@ func TestSummarizeSections(t *testing.T) {
 			want: map[string][]string{
 				"## Objective":      {"Read the config please"},
 				"## Work completed": {`read_file({"path": "conf/app.yaml"}) -> port: 8080`, "assistant: The port is 8080."},
-				"## Identifiers":    {"call_1"},
+				"## Identifiers":    {"conf/app.yaml"},
 				"## Unresolved":     {"The port is 8080."},
 			},
-			absent: []string{"host: example.internal", "filler line"},
+			absent: []string{"host: example.internal", "filler line", "call_1"},
 		},
 		{
 			name: "tool errors are flagged with the line that shows them",

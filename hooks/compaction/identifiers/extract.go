@@ -44,12 +44,13 @@ type ExtractorFunc func(text string) []Match
 func (f ExtractorFunc) Extract(text string) []Match { return f(text) }
 
 // DefaultExtractors returns, in priority order, Attachments, URLs, Paths,
-// UUIDs, Hashes, ToolCallIDs, QuotedErrors, ErrorLines and
-// Arguments(DefaultArgumentKeys()...).
+// UUIDs, Hashes, QuotedErrors, ErrorLines and
+// Arguments(DefaultArgumentKeys()...). ToolCallIDs is not among them: once
+// its call is summarized a tool-call id names nothing the agent can use.
 // Each call returns a new slice the caller may modify.
 func DefaultExtractors() []Extractor {
 	return []Extractor{
-		Attachments(), URLs(), Paths(), UUIDs(), Hashes(), ToolCallIDs(), QuotedErrors(), ErrorLines(),
+		Attachments(), URLs(), Paths(), UUIDs(), Hashes(), QuotedErrors(), ErrorLines(),
 		Arguments(DefaultArgumentKeys()...),
 	}
 }
@@ -64,50 +65,98 @@ func Extract(text string, extractors []Extractor) []Match {
 	if extractors == nil {
 		extractors = DefaultExtractors()
 	}
-	type ranked struct {
-		Match
-		prio, seq int
-	}
-	var all []ranked
-	for prio, ex := range extractors {
+	// Each extractor scans left to right, so its matches come sorted (a
+	// custom one's are sorted here if not): merging the lists is linear,
+	// where sorting all matches together was the largest cost of extraction.
+	lists := make([][]Match, 0, len(extractors))
+	total := 0
+	uuids, hashes := sharedHexScan(text, extractors)
+	for _, ex := range extractors {
 		if ex == nil {
 			continue
 		}
-		for _, m := range ex.Extract(text) {
-			if m.Value != "" {
-				all = append(all, ranked{m, prio, len(all)})
+		var ms []Match
+		switch h, _ := ex.(hexExtractor); {
+		case uuids != nil && h == hexExtractor{uuids: true}:
+			ms = *uuids
+		case hashes != nil && h == hexExtractor{hashes: true}:
+			ms = *hashes
+		default:
+			ms = ex.Extract(text)
+		}
+		if !slices.IsSortedFunc(ms, comparePosition) {
+			slices.SortStableFunc(ms, comparePosition)
+		}
+		lists = append(lists, ms)
+		total += len(ms)
+	}
+	heads := make([]int, len(lists))
+	out := make([]Match, 0, total)
+	seen := make(map[string]struct{}, total)
+	maxEnd := -1
+	for {
+		best := -1
+		for k, ms := range lists {
+			h := heads[k]
+			for h < len(ms) && ms[h].Value == "" {
+				h++
+			}
+			heads[k] = h
+			// Strictly before: a tie goes to the extractor listed first.
+			if h < len(ms) && (best < 0 || comparePosition(ms[h], lists[best][heads[best]]) < 0) {
+				best = k
 			}
 		}
-	}
-	// seq makes the order total, so the faster unstable sort is still
-	// deterministic.
-	slices.SortFunc(all, func(a, b ranked) int {
-		if a.Start != b.Start {
-			return a.Start - b.Start
+		if best < 0 {
+			return out
 		}
-		if len(a.Value) != len(b.Value) {
-			return len(b.Value) - len(a.Value)
-		}
-		if a.prio != b.prio {
-			return a.prio - b.prio
-		}
-		return a.seq - b.seq
-	})
-	out := make([]Match, 0, len(all))
-	seen := make(map[string]struct{}, len(all))
-	maxEnd := -1
-	for _, r := range all {
-		if r.End() <= maxEnd {
+		m := lists[best][heads[best]]
+		heads[best]++
+		if m.End() <= maxEnd {
 			continue
 		}
-		maxEnd = r.End()
-		if _, dup := seen[r.Value]; dup {
+		maxEnd = m.End()
+		if _, dup := seen[m.Value]; dup {
 			continue
 		}
-		seen[r.Value] = struct{}{}
-		out = append(out, r.Match)
+		seen[m.Value] = struct{}{}
+		out = append(out, m)
 	}
-	return out
+}
+
+// sharedHexScan runs UUIDs and Hashes as one scan when both are listed, and
+// returns their matches apart; nil when they are not both there.
+func sharedHexScan(text string, extractors []Extractor) (uuids, hashes *[]Match) {
+	var u, h bool
+	for _, ex := range extractors {
+		switch x, _ := ex.(hexExtractor); x {
+		case hexExtractor{uuids: true}:
+			u = true
+		case hexExtractor{hashes: true}:
+			h = true
+		}
+	}
+	if !u || !h {
+		return nil, nil
+	}
+	var us, hs []Match
+	for _, m := range scanHex(text, true, true) {
+		if m.Kind == KindUUID {
+			us = append(us, m)
+		} else {
+			hs = append(hs, m)
+		}
+	}
+	return &us, &hs
+}
+
+// comparePosition orders matches by position, the longer first at one
+// position.
+func comparePosition(a, b Match) int {
+	if a.Start != b.Start {
+		return a.Start - b.Start
+	}
+	return len(b.Value) - len(a.Value)
 }
 
 // Identifiers returns the values DefaultExtractors find in text, deduplicated,

@@ -81,7 +81,6 @@ func TestIdentifiersMergesInOrder(t *testing.T) {
 		`[assistant] commit 9c1e2d4 is "failed to build: exit 2"`,
 	}, "\n")
 	want := []string{
-		"call_7",
 		"/srv/app/main.go", // the argument value and the path start together; one is kept
 		"Error: open /srv/app/main.go: permission denied",
 		"https://ci.example.com/run/3fab97f0", // the hash inside is not repeated

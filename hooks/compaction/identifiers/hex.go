@@ -2,17 +2,19 @@ package identifiers
 
 // UUIDs finds UUIDs in the 8-4-4-4-12 hex form, either case, also when glued
 // to other words by hyphens ("req-<uuid>").
-func UUIDs() Extractor {
-	return ExtractorFunc(func(text string) []Match { return scanHex(text, true, false) })
-}
+func UUIDs() Extractor { return hexExtractor{uuids: true} }
 
 // Hashes finds hex strings of 7 to 128 characters that stand alone as a word
 // (letters, digits and "_" around them end it) and hold at least one digit and
 // one letter, so plain numbers and words such as "defaced" are not hashes.
 // Runs that are part of a UUID are left to UUIDs.
-func Hashes() Extractor {
-	return ExtractorFunc(func(text string) []Match { return scanHex(text, false, true) })
-}
+func Hashes() Extractor { return hexExtractor{hashes: true} }
+
+// hexExtractor is UUIDs or Hashes. Both read the same runs of the text, so
+// Extract runs one scan for the two when both are listed.
+type hexExtractor struct{ uuids, hashes bool }
+
+func (h hexExtractor) Extract(text string) []Match { return scanHex(text, h.uuids, h.hashes) }
 
 const (
 	minHashLen = 7
@@ -48,8 +50,6 @@ func scanHex(text string, uuids, hashes bool) []Match {
 	}
 	return out
 }
-
-func isWordByte(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
 
 // scanRun splits text[start:end] at hyphens into groups. Five consecutive
 // hex groups of lengths 8-4-4-4-12 make a UUID; any other hex group (a

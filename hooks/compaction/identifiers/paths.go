@@ -39,13 +39,7 @@ func findPaths(text string) []Match {
 	return out
 }
 
-func isPathStop(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '\f', '\v', '"', '\'', '`', '(', ')', '[', ']', '{', '}', '<', '>', '=', ',', ';', '|':
-		return true
-	}
-	return false
-}
+func isPathStop(c byte) bool { return byteClass[c]&classPathStop != 0 }
 
 func pathsInToken(text string, start, end int, out []Match) []Match {
 	tok := text[start:end]

@@ -42,20 +42,11 @@ func findURLs(text string) []Match {
 	}
 }
 
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
-
 func isSchemeByte(c byte) bool {
 	return isLetter(c) || isDigit(c) || c == '+' || c == '-' || c == '.'
 }
 
-func isURLStop(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '\f', '\v', '"', '\'', '`', '\\', '<', '>', '{', '}', '|', '^':
-		return true
-	}
-	return false
-}
+func isURLStop(c byte) bool { return byteClass[c]&classURLStop != 0 }
 
 // trimURLTail drops trailing punctuation that more likely ends the sentence
 // than the URL, and a closing bracket with no opening one inside the URL

@@ -1,0 +1,34 @@
+package identifiers
+
+// Byte classes, looked up in one table: the scanners test every byte of
+// megabytes of transcript, where a switch or a chain of comparisons per
+// byte was a visible share of extraction.
+const (
+	classLetter uint8 = 1 << iota
+	classDigit
+	classWord // letter, digit or "_"
+	classPathStop
+	classURLStop
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] |= classLetter | classWord
+		t[c-'a'+'A'] |= classLetter | classWord
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] |= classDigit | classWord
+	}
+	t['_'] |= classWord
+	for _, c := range " \t\n\r\f\v\"'`()[]{}<>=,;|" {
+		t[c] |= classPathStop
+	}
+	for _, c := range " \t\n\r\f\v\"'`\\<>{}|^" {
+		t[c] |= classURLStop
+	}
+	return t
+}()
+
+func isLetter(c byte) bool   { return byteClass[c]&classLetter != 0 }
+func isDigit(c byte) bool    { return byteClass[c]&classDigit != 0 }
+func isWordByte(c byte) bool { return byteClass[c]&classWord != 0 }
