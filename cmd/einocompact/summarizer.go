@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/components/model"
 
 	compactfx "github.com/einocompact/einocompact/integration/fx"
@@ -49,9 +48,11 @@ func newSummarizer(ctx context.Context, lookup func(string) (string, bool), offl
 		}
 		return s, "offline extractive summarizer", nil
 	}
-	cm, err := openai.NewChatModel(ctx, &openai.ChatModelConfig{BaseURL: base, APIKey: key, Model: name, Timeout: summarizerTimeout})
+	// The fx endpoint model, for its redaction: errors of the HTTP client
+	// quote the base URL, and any key in it.
+	cm, err := compactfx.NewEndpointModel(ctx, compactfx.ModelConfig{BaseURL: base, APIKey: key, Model: name, Timeout: compactfx.Duration(summarizerTimeout)})
 	if err != nil {
-		return nil, "", fmt.Errorf("summarizer %q at %s: %w", name, compactfx.RedactURL(base), err)
+		return nil, "", fmt.Errorf("summarizer: %w", err)
 	}
 	return cm, fmt.Sprintf("%s at %s", name, compactfx.RedactURL(base)), nil
 }

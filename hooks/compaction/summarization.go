@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/internal/redact"
 )
 
 // modelName names a chat model for reports.
@@ -342,7 +343,8 @@ func (c *SummarizationCompactor) generate(ctx context.Context, prompt []*schema.
 	})
 	reply, err = c.chat.Generate(ctx, prompt)
 	if err != nil {
-		return reply, fmt.Errorf("compaction: the summarizer chat model failed: %w", err)
+		// Clients quote the URL they failed on; a key may ride in it.
+		return reply, fmt.Errorf("compaction: the summarizer chat model failed: %w", redact.Error(err, redact.URLs))
 	}
 	return reply, nil
 }

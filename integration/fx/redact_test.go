@@ -14,6 +14,11 @@ func TestRedactURL(t *testing.T) {
 		{"https://user:s3cret@api.example.test/v1", "https://xxxxx@api.example.test/v1"},
 		{"https://s3cret@api.example.test/v1", "https://xxxxx@api.example.test/v1"},
 		{"https://api.example.test/v1?api-key=s3cret", "https://api.example.test/v1?xxxxx"},
+		{"https://sk-abc123def456ghi@api.example.test/v1", "https://xxxxx@api.example.test/v1"},
+		{"https://api.example.test/sk-proj0123456789abcdef/v1", "https://api.example.test/xxxxx/v1"},
+		{"https://api.example.test/keys/a1b2c3d4e5f6a7b8c9d0e1f2/v1", "https://api.example.test/keys/xxxxx/v1"},
+		{"https://sk-proj0123456789abcdef.proxy.example.test:8443/v1", "https://xxxxx.proxy.example.test:8443/v1"},
+		{"https://api.example.test/openai/deployments/gpt-4o-mini-2024-07-18/v1", "https://api.example.test/openai/deployments/gpt-4o-mini-2024-07-18/v1"},
 		{"http://[::1:bad", "<unparsable URL>"},
 		{"", ""},
 	}

@@ -112,3 +112,33 @@ func TestAttemptTimeoutAbandonsACallThatIgnoresCtx(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedAttemptsKeepURLCredentialsOut: a candidate's error quoting a URL
+// with a key as its user name or in its query is masked in the attempt record,
+// the warning log and the chain's error.
+func TestFailedAttemptsKeepURLCredentialsOut(t *testing.T) {
+	t.Parallel()
+	const key = "sk-canary9d4b2f6a1c8e3d5b7f0a"
+	var logs strings.Builder
+	m, err := New(&Config{Candidates: []Candidate{
+		{Name: "a", Model: &script{steps: []string{`err:Post "http://` + key + `@127.0.0.1:1/v1/chat/completions": connection refused`}}},
+		{Name: "b", Model: &script{steps: []string{`err:Post "http://127.0.0.1:1/v1?key=` + key + `": connection refused`}}},
+	}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attempts []Attempt
+	m.cfg.OnAttempt = func(_ context.Context, a Attempt) { attempts = append(attempts, a) }
+	_, err = m.Generate(context.Background(), []*schema.Message{schema.UserMessage("x")})
+	if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("Generate = %v, want the failure without the key", err)
+	}
+	for _, a := range attempts {
+		if strings.Contains(a.Err, key) {
+			t.Errorf("attempt %+v records the key", a)
+		}
+	}
+	if strings.Contains(logs.String(), key) {
+		t.Errorf("the key is in the logs:\n%s", logs.String())
+	}
+}

@@ -21,6 +21,8 @@ import (
 	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/internal/redact"
 )
 
 // Candidate is one model of the chain.
@@ -233,7 +235,9 @@ func (m *Model) attempt(ctx context.Context, cand Candidate, try int, input []*s
 	if err == nil && !hasText(reply) {
 		err = errors.New("reply has no text")
 	}
-	return reply, a, err
+	// Clients quote the URL they failed on; a key may ride in it, and this
+	// error reaches the warning log and the chain's error.
+	return reply, a, redact.Error(err, redact.URLs)
 }
 
 // generate calls cm, turning a panic into an error.
