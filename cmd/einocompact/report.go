@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/schema"
+	"github.com/samber/lo"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
@@ -31,11 +32,12 @@ func describe(ctx context.Context, msgs []*schema.Message, counter compaction.To
 	if err != nil {
 		return side{}, err
 	}
-	s := side{messages: len(msgs), tokens: n, text: compaction.Render(msgs, compaction.RenderOptions{ToolCallIDs: true})}
-	for _, m := range msgs {
-		s.toolCalls += len(m.ToolCalls)
-	}
-	return s, nil
+	return side{
+		messages:  len(msgs),
+		tokens:    n,
+		toolCalls: lo.SumBy(msgs, func(m *schema.Message) int { return len(m.ToolCalls) }),
+		text:      compaction.Render(msgs, compaction.RenderOptions{ToolCallIDs: true}),
+	}, nil
 }
 
 // writeTable prints the before/after comparison, the summarizer rounds and
@@ -85,12 +87,10 @@ func writeTable(w io.Writer, before, after side, rep compaction.Report, result [
 		tw.Flush()
 	}
 
-	markers := map[string]int{}
-	for _, m := range result {
-		if mk, ok := compaction.MarkerOf(m); ok {
-			markers[mk.Strategy]++
-		}
-	}
+	markers := lo.CountValues(lo.FilterMap(result, func(m *schema.Message, _ int) (string, bool) {
+		mk, ok := compaction.MarkerOf(m)
+		return mk.Strategy, ok
+	}))
 	if len(markers) > 0 {
 		parts := make([]string, 0, len(markers))
 		for _, k := range slices.Sorted(maps.Keys(markers)) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
+	"github.com/samber/lo"
 )
 
 // trajectory is an agent run to replay: what the model said and which tools
@@ -169,10 +170,8 @@ func resultsPresent(input []*schema.Message, calls []recordedCall) error {
 	for j := len(input) - 1; j >= 0 && input[j].Role == schema.Tool; j-- {
 		have[input[j].ToolCallID] = true
 	}
-	for _, c := range calls {
-		if !have[c.ID] {
-			return fmt.Errorf("the result of tool call %s (%s) is missing from the conversation", c.ID, c.Name)
-		}
+	if c, missing := lo.Find(calls, func(c recordedCall) bool { return !have[c.ID] }); missing {
+		return fmt.Errorf("the result of tool call %s (%s) is missing from the conversation", c.ID, c.Name)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/schema"
+	"github.com/samber/lo"
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
@@ -150,23 +151,13 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	}
 	c := compactionStat{beforeStep: step, msgsBefore: rep.MessagesBefore, msgsAfter: rep.MessagesAfter,
 		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, rounds: len(rep.Rounds)}
-	after := make(map[*schema.Message]bool, len(msgs))
-	for _, m := range msgs {
-		after[m] = true
-	}
-	old := make(map[*schema.Message]bool, len(before))
-	for _, m := range before {
-		old[m] = true
-		if !after[m] {
-			c.replaced++
-		}
-	}
-	var tiers []string
-	for _, m := range msgs {
-		if mk, ok := compaction.MarkerOf(m); ok && !old[m] && mk.Strategy != compaction.StrategySummarization && !slices.Contains(tiers, mk.Strategy) {
-			tiers = append(tiers, mk.Strategy)
-		}
-	}
+	c.replaced = len(lo.Without(before, msgs...))
+	// Markers new in msgs that no summarizer round accounts for name the
+	// strategy that wrote them (sliding window, pruning), once each.
+	tiers := lo.Uniq(lo.FilterMap(lo.Without(msgs, before...), func(m *schema.Message, _ int) (string, bool) {
+		mk, ok := compaction.MarkerOf(m)
+		return mk.Strategy, ok && mk.Strategy != compaction.StrategySummarization
+	}))
 	for _, rd := range rep.Rounds {
 		c.latency += rd.Latency
 		c.attempts += max(rd.Attempts, 1)
@@ -339,13 +330,7 @@ func percent(part, whole int) string {
 	return fmt.Sprintf("%.0f%%", 100*float64(part)/float64(whole))
 }
 
-func sumCalls(m map[string]int) int {
-	n := 0
-	for _, v := range m {
-		n += v
-	}
-	return n
-}
+func sumCalls(m map[string]int) int { return lo.Sum(lo.Values(m)) }
 
 func callList(m map[string]int) string {
 	names := slices.Sorted(maps.Keys(m))

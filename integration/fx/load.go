@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/samber/lo"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -83,11 +84,7 @@ func inFile(path string, err error) error {
 	if err == nil || path == "" {
 		return err
 	}
-	errs := unjoin(err)
-	for i, e := range errs {
-		errs[i] = fmt.Errorf("%s: %w", path, e)
-	}
-	return errors.Join(errs...)
+	return errors.Join(lo.Map(unjoin(err), func(e error, _ int) error { return fmt.Errorf("%s: %w", path, e) })...)
 }
 
 // unjoin returns the errors errors.Join put together in err, or err alone.

@@ -3,6 +3,8 @@ package extractive
 import (
 	"slices"
 	"strings"
+
+	"github.com/samber/lo"
 )
 
 // Layout: each section is its heading, a newline and its bullets ("- TEXT",
@@ -95,13 +97,7 @@ func dropOldest(secs *sections, limit int) {
 		drop[r] = true
 	}
 	for sec := range secs {
-		kept := secs[sec][:0]
-		for i, b := range secs[sec] {
-			if !drop[ref{sec, i}] {
-				kept = append(kept, b)
-			}
-		}
-		secs[sec] = kept
+		secs[sec] = lo.Reject(secs[sec], func(_ bullet, i int) bool { return drop[ref{sec, i}] })
 	}
 }
 
@@ -112,25 +108,14 @@ func dropOldest(secs *sections, limit int) {
 // Work, Objective.
 func dropRepeats(secs *sections) {
 	for _, sec := range []int{secIdentifiers, secDecisions, secWork, secObjective} {
-		kept := secs[sec][:0]
-		for _, b := range secs[sec] {
-			if !shownElsewhere(secs, sec, b.text) {
-				kept = append(kept, b)
-			}
-		}
-		secs[sec] = kept
+		secs[sec] = lo.Reject(secs[sec], func(b bullet, _ int) bool { return shownElsewhere(secs, sec, b.text) })
 	}
 }
 
 func shownElsewhere(secs *sections, sec int, text string) bool {
 	for other, bs := range secs {
-		if other == sec {
-			continue
-		}
-		for _, b := range bs {
-			if strings.Contains(b.text, text) {
-				return true
-			}
+		if other != sec && lo.ContainsBy(bs, func(b bullet) bool { return strings.Contains(b.text, text) }) {
+			return true
 		}
 	}
 	return false

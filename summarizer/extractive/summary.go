@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/samber/lo"
+
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
 )
 
@@ -115,14 +117,7 @@ func dropSpare(bs []bullet, n int) []bullet {
 	return out
 }
 
+// dedupe keeps the first bullet of each text, in order.
 func dedupe(bs []bullet) []bullet {
-	seen := make(map[string]struct{}, len(bs))
-	out := make([]bullet, 0, len(bs))
-	for _, b := range bs {
-		if _, dup := seen[b.text]; !dup {
-			seen[b.text] = struct{}{}
-			out = append(out, b)
-		}
-	}
-	return out
+	return lo.UniqBy(bs, func(b bullet) string { return b.text })
 }
