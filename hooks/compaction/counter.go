@@ -76,6 +76,18 @@ type ApproximateConfig struct {
 	// TokensPerFile is charged per file, audio or video part. Default 1000;
 	// NoCharge charges nothing; no other negative value is accepted.
 	TokensPerFile int
+	// CacheEntries bounds how many messages the counter remembers the cost
+	// of (see below). Default 65,536; must not be negative.
+	CacheEntries int
+	// DisableCache makes the counter measure every message on every count.
+	// By default it remembers each message's cost by the message's identity
+	// (weakly: the cache keeps no message alive), so that recounting a
+	// conversation costs a lookup per message already seen. That relies on
+	// messages not being edited in place once counted (Eino's contract);
+	// replacing a field's value is noticed, editing a tool call's arguments
+	// or a part's text inside the same slice is not. A caller that edits
+	// messages in place needs DisableCache.
+	DisableCache bool
 }
 
 // ApproximateTokenCounter estimates tokens as the code points of the
@@ -90,6 +102,7 @@ type ApproximateTokenCounter struct {
 	tokensPerImage int
 	tokensPerFile  int
 	tools          *toolSizes
+	costs          *costCache // nil when disabled
 }
 
 var _ AdditiveCounter = (*ApproximateTokenCounter)(nil)
@@ -97,7 +110,8 @@ var _ AdditiveCounter = (*ApproximateTokenCounter)(nil)
 // NewApproximateTokenCounter returns a counter with cfg's settings; a nil cfg
 // means all defaults.
 func NewApproximateTokenCounter(cfg *ApproximateConfig) (*ApproximateTokenCounter, error) {
-	c := &ApproximateTokenCounter{charsPerToken: 4.0, tokensPerImage: 85, tokensPerFile: 1000, tools: &toolSizes{}}
+	c := &ApproximateTokenCounter{charsPerToken: 4.0, tokensPerImage: 85, tokensPerFile: 1000, tools: &toolSizes{},
+		costs: newCostCache(defaultCacheEntries)}
 	if cfg == nil {
 		return c, nil
 	}
@@ -108,6 +122,14 @@ func NewApproximateTokenCounter(cfg *ApproximateConfig) (*ApproximateTokenCounte
 		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerImage must be at least 0 (or NoCharge), got %d", cfg.TokensPerImage)
 	case cfg.TokensPerFile < 0 && cfg.TokensPerFile != NoCharge:
 		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerFile must be at least 0 (or NoCharge), got %d", cfg.TokensPerFile)
+	case cfg.CacheEntries < 0:
+		return nil, fmt.Errorf("compaction: ApproximateConfig.CacheEntries must be at least 0, got %d", cfg.CacheEntries)
+	}
+	switch {
+	case cfg.DisableCache:
+		c.costs = nil
+	case cfg.CacheEntries > 0:
+		c.costs = newCostCache(cfg.CacheEntries)
 	}
 	if cfg.CharsPerToken > 0 {
 		c.charsPerToken = cfg.CharsPerToken
@@ -160,8 +182,12 @@ func (c *ApproximateTokenCounter) Count(_ context.Context, messages []*schema.Me
 	// allocation per message, since the tally escapes through textSink.
 	var sum Cost
 	t := new(runeTally)
-	for _, m := range messages {
-		sum = sum.Add(c.cost(t, m))
+	if c.costs != nil {
+		sum = c.costs.sum(messages, func(m *schema.Message) Cost { return c.cost(t, m) })
+	} else {
+		for _, m := range messages {
+			sum = sum.Add(c.cost(t, m))
+		}
 	}
 	units := sum.Units + max(len(messages)-1, 0)
 	if len(tools) > 0 {

@@ -1,0 +1,234 @@
+package compaction
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+	"weak"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// cachedAndPlain returns two counters with the same settings, one with the
+// per-message cache (bounded at max entries) and one without.
+func cachedAndPlain(t *testing.T, ratio float64, max int) (cached, plain *ApproximateTokenCounter) {
+	t.Helper()
+	var err error
+	if cached, err = NewApproximateTokenCounter(&ApproximateConfig{CharsPerToken: ratio, CacheEntries: max}); err != nil {
+		t.Fatal(err)
+	}
+	if plain, err = NewApproximateTokenCounter(&ApproximateConfig{CharsPerToken: ratio, DisableCache: true}); err != nil {
+		t.Fatal(err)
+	}
+	return cached, plain
+}
+
+func sameCount(t *testing.T, cached, plain *ApproximateTokenCounter, msgs []*schema.Message, step string) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := cached.Count(ctx, msgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := plain.Count(ctx, msgs, nil)
+	if got != want {
+		t.Fatalf("%s: cached Count = %d, uncached %d (%d messages)", step, got, want, len(msgs))
+	}
+}
+
+// TestCostCacheNeverChangesACount is the cache's property test: whatever a
+// sequence of counts does to conversations (grow them, compact a middle
+// range into a new message, fork them, share messages between them, put nil
+// or the same message twice, replace a field's value, keep counting a
+// conversation while others push the cache past its bound), every cached
+// count equals the uncached count.
+func TestCostCacheNeverChangesACount(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, max := range []int{16, 64, defaultCacheEntries} {
+		cached, plain := cachedAndPlain(t, 3.3, max)
+		convs := [][]*schema.Message{randomMessages(r, 10), randomMessages(r, 3)}
+		for range 600 {
+			k := r.IntN(len(convs))
+			c := convs[k]
+			switch op := r.IntN(9); {
+			case op < 3 || len(c) < 4: // the agent appends a step
+				c = append(c, withReasoning(r, randomMessages(r, 1+r.IntN(3)))...)
+			case op == 3: // a compaction: a middle range becomes one new message
+				i := 1 + r.IntN(len(c)-2)
+				j := i + 1 + r.IntN(len(c)-i-1)
+				c = append(append(append([]*schema.Message{}, c[:i]...), user("<conversation_summary>s</conversation_summary>")), c[j:]...)
+			case op == 4: // a fork: another run continues from a copy
+				convs = append(convs, append(append([]*schema.Message{}, c...), randomMessages(r, 2)...))
+			case op == 5: // nil and repeated messages
+				c = append(append([]*schema.Message{}, c...), nil, c[r.IntN(len(c))])
+			case op == 6: // a caller sets a field of a counted message to a new value
+				m := c[r.IntN(len(c))]
+				if m != nil {
+					m.Content += "edited"
+				}
+			case op == 7: // messages shared with another conversation
+				other := convs[r.IntN(len(convs))]
+				c = append(append([]*schema.Message{}, c...), other[r.IntN(len(other))])
+			default: // the same conversation again, unchanged
+			}
+			convs[k] = c
+			sameCount(t, cached, plain, c, "step")
+			if n := cached.costs.len(); n > max {
+				t.Fatalf("cache holds %d entries, bound %d", n, max)
+			}
+		}
+	}
+}
+
+func withReasoning(r *rand.Rand, msgs []*schema.Message) []*schema.Message {
+	for _, m := range msgs {
+		if r.IntN(3) == 0 {
+			m.ReasoningContent = "thinking: " + m.Content
+		}
+	}
+	return msgs
+}
+
+// TestCostCacheFollowsNewMessagesOnly: a conversation counted again with one
+// more message measures that message only; the rest is remembered.
+func TestCostCacheFollowsNewMessagesOnly(t *testing.T) {
+	t.Parallel()
+	c, _ := cachedAndPlain(t, 4, 0)
+	r := rand.New(rand.NewPCG(1, 2))
+	msgs := randomMessages(r, 20)
+	measured := 0
+	measure := func(m *schema.Message) Cost { measured++; return c.cost(new(runeTally), m) }
+	c.costs.sum(msgs, measure)
+	if measured != 20 {
+		t.Fatalf("first count measured %d messages, want 20", measured)
+	}
+	measured = 0
+	c.costs.sum(append(msgs, user("next")), measure)
+	if measured != 1 {
+		t.Errorf("count after one new message measured %d messages, want 1", measured)
+	}
+	measured = 0
+	edited := append([]*schema.Message{}, msgs...)
+	edited[10] = user("replaced")
+	c.costs.sum(edited, measure)
+	if measured != 10 {
+		t.Errorf("count after replacing message 10 of 20 measured %d messages, want the 10 from there on", measured)
+	}
+}
+
+// TestCostCacheKeepsNothingAlive: counted messages are collected once the
+// caller drops them, and the cache then matches nothing at their addresses,
+// so the conversations allocated afterwards (where the old addresses are
+// reused) still count as uncached.
+func TestCostCacheKeepsNothingAlive(t *testing.T) {
+	cached, plain := cachedAndPlain(t, 4, 1<<10)
+	r := rand.New(rand.NewPCG(5, 6))
+	var watch []weak.Pointer[schema.Message]
+	for range 50 {
+		msgs := randomMessages(r, 12)
+		sameCount(t, cached, plain, msgs, "before collection")
+		for _, m := range msgs {
+			watch = append(watch, weak.Make(m))
+		}
+	}
+	runtime.GC()
+	runtime.GC()
+	alive := 0
+	for _, w := range watch {
+		if w.Value() != nil {
+			alive++
+		}
+	}
+	if alive > 0 {
+		t.Errorf("%d of %d counted messages still alive after the caller dropped them: the cache keeps them", alive, len(watch))
+	}
+	// Same shapes, new texts: many land where dropped messages were.
+	for range 200 {
+		sameCount(t, cached, plain, randomMessages(r, 12), "after collection")
+	}
+	// The hardest case for an identity cache: conversations whose messages
+	// differ only behind their headers (same literal Content, tool-call
+	// lists of one element with arguments of another length), built the
+	// same way after the previous one is collected, so the allocator hands
+	// out the same addresses for the messages and their lists alike.
+	for round := range 20 {
+		conv := make([]*schema.Message, 12)
+		for i := range conv {
+			conv[i] = &schema.Message{Role: schema.Assistant, Content: "calling",
+				ToolCalls: []schema.ToolCall{{ID: "c", Function: schema.FunctionCall{Name: "f", Arguments: rep("a", 1+round*7+i)}}}}
+		}
+		sameCount(t, cached, plain, conv, "same shapes after collection")
+		runtime.GC()
+	}
+	if n := cached.costs.len(); n > 1<<10 {
+		t.Errorf("cache holds %d entries, bound %d", n, 1<<10)
+	}
+}
+
+// TestCostCacheConcurrentRuns: runs sharing one counter, each growing its own
+// conversation from a shared system message, always get the uncached count.
+func TestCostCacheConcurrentRuns(t *testing.T) {
+	t.Parallel()
+	cached, plain := cachedAndPlain(t, 4, 256)
+	sys := schema.SystemMessage("you are a careful agent")
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 99))
+			conv := []*schema.Message{sys, user("task")}
+			for range 60 {
+				conv = append(conv, randomMessages(r, 1+r.IntN(3))...)
+				ctx := context.Background()
+				got, _ := cached.Count(ctx, conv, nil)
+				want, _ := plain.Count(ctx, conv, nil)
+				if got != want {
+					t.Errorf("run %d: cached %d, uncached %d", g, got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestCostCacheAssumesNoInPlaceEdits documents the limit of the cache: a
+// field set to a new value is seen, an edit behind a header (a tool call's
+// arguments changed inside the same slice) is not, which is why
+// DisableCache exists.
+func TestCostCacheAssumesNoInPlaceEdits(t *testing.T) {
+	t.Parallel()
+	cached, plain := cachedAndPlain(t, 1, 0)
+	msgs := randomMessages(rand.New(rand.NewPCG(3, 4)), 10)
+	tc := call("c1")
+	msgs = append(msgs, tc)
+	sameCount(t, cached, plain, msgs, "first count")
+	tc.Content = "a new value for a field"
+	sameCount(t, cached, plain, msgs, "after setting Content")
+	tc.ToolCalls = append([]schema.ToolCall{}, tc.ToolCalls...)
+	tc.ToolCalls[0].Function.Arguments = `{"much":"longer arguments than before"}`
+	sameCount(t, cached, plain, msgs, "after replacing the tool-call list")
+	before, _ := cached.Count(context.Background(), msgs, nil)
+	tc.ToolCalls[0].Function.Arguments = `{}`
+	stale, _ := cached.Count(context.Background(), msgs, nil)
+	fresh, _ := plain.Count(context.Background(), msgs, nil)
+	if stale != before || fresh == before {
+		t.Errorf("in-place edit of arguments: cached %d (before %d), uncached %d; the documented limit changed, update the docs", stale, before, fresh)
+	}
+}
+
+func TestCostCacheConfig(t *testing.T) {
+	t.Parallel()
+	if _, err := NewApproximateTokenCounter(&ApproximateConfig{CacheEntries: -1}); err == nil {
+		t.Error("CacheEntries -1 accepted")
+	}
+	c, _ := NewApproximateTokenCounter(&ApproximateConfig{DisableCache: true, CacheEntries: 10})
+	if c.costs != nil {
+		t.Error("DisableCache left a cache")
+	}
+	if d := DefaultCounter(); d.costs == nil || d.costs.max != defaultCacheEntries {
+		t.Errorf("default counter cache = %+v", d.costs)
+	}
+}
