@@ -105,7 +105,8 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 	result, err := h.checked(ctx, j, r)
 	if err != nil || result == nil {
 		// Never fatal: the trigger is here, so compact the usual way.
-		h.log.InfoContext(ctx, "prepared compaction unusable; compacting now", "step", r.Step, "prepared_at_step", j.step)
+		// Debug: the outcome of the compaction that follows is the Info line.
+		h.log.DebugContext(ctx, "prepared compaction unusable; compacting now", "step", r.Step, "prepared_at_step", j.step)
 		return false, nil
 	}
 	if err := h.apply(ctx, state, j.snapshot, result, j.tokens, r); err != nil {
@@ -116,7 +117,7 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 	}
 	r.Prepared = true
 	if trigger, _ := h.Thresholds(); float64(r.TokensAfter+r.Overhead) >= trigger {
-		h.log.InfoContext(ctx, "prepared compaction still leaves the call at the trigger; compacting the rest now",
+		h.log.DebugContext(ctx, "prepared compaction still leaves the call at the trigger; compacting the rest now",
 			"step", r.Step, "tokens_after", r.TokensAfter, "trigger_tokens", trigger)
 		return false, nil
 	}
