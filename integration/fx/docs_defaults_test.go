@@ -2,7 +2,6 @@ package compactfx
 
 import (
 	"fmt"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -14,12 +13,9 @@ import (
 // its default cell, backticks removed.
 func docsDefaultCells(t *testing.T) map[string]string {
 	t.Helper()
-	doc, err := os.ReadFile("../../docs/configuration.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := configurationDoc(t)
 	cells := map[string]string{}
-	for line := range strings.SplitSeq(string(doc), "\n") {
+	for line := range strings.SplitSeq(doc, "\n") {
 		cols := strings.Split(line, "|")
 		if len(cols) < 4 || !strings.HasPrefix(strings.TrimSpace(cols[1]), "`") {
 			continue

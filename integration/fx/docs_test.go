@@ -8,25 +8,32 @@ import (
 	"testing"
 )
 
-// docs/configuration.md must list every key, so the table cannot drift from
-// the structs.
-func TestConfigurationDocListsEveryKey(t *testing.T) {
-	t.Parallel()
+// configurationDoc returns the text of docs/configuration.md.
+func configurationDoc(t *testing.T) string {
+	t.Helper()
 	doc, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return string(doc)
+}
+
+// docs/configuration.md must list every key, so the table cannot drift from
+// the structs.
+func TestConfigurationDocListsEveryKey(t *testing.T) {
+	t.Parallel()
+	doc := configurationDoc(t)
 	keys := configLeafKeys()
 	if len(keys) < 30 {
 		t.Fatalf("found only %d keys; the walk is broken", len(keys))
 	}
 	for _, k := range keys {
-		if !strings.Contains(string(doc), "`"+k+"`") {
+		if !strings.Contains(doc, "`"+k+"`") {
 			t.Errorf("docs/configuration.md does not list `%s`", k)
 		}
 	}
 	for _, env := range []string{EnvModelBaseURL, EnvModelAPIKey, EnvModelName, EnvSummarizerBaseURL, EnvSummarizerAPIKey, EnvSummarizerModel} {
-		if !strings.Contains(string(doc), "`"+env+"`") {
+		if !strings.Contains(doc, "`"+env+"`") {
 			t.Errorf("docs/configuration.md does not list `%s`", env)
 		}
 	}
@@ -35,11 +42,8 @@ func TestConfigurationDocListsEveryKey(t *testing.T) {
 // The example file in docs/configuration.md must load and validate.
 func TestConfigurationDocExampleLoads(t *testing.T) {
 	t.Parallel()
-	doc, err := os.ReadFile("../../docs/configuration.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, example, _ := strings.Cut(string(doc), "## An example file")
+	doc := configurationDoc(t)
+	_, example, _ := strings.Cut(doc, "## An example file")
 	_, rest, ok := strings.Cut(example, "```yaml\n")
 	if !ok {
 		t.Fatal(`no yaml block under "An example file" in docs/configuration.md`)
@@ -80,11 +84,8 @@ func configLeafKeys() []string {
 // LoadInto gives.
 func TestConfigurationDocErrorExample(t *testing.T) {
 	t.Parallel()
-	doc, err := os.ReadFile("../../docs/configuration.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, _ := strings.Cut(string(doc), "This `app.yaml`")
+	doc := configurationDoc(t)
+	_, rest, _ := strings.Cut(doc, "This `app.yaml`")
 	_, rest, _ = strings.Cut(rest, "```yaml\n")
 	file, rest, _ := strings.Cut(rest, "```")
 	_, rest, _ = strings.Cut(rest, "```text\n")
@@ -97,7 +98,7 @@ func TestConfigurationDocErrorExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := DefaultConfig()
-	err = LoadInto(path, cfg, cfg, func(k string) (string, bool) { return "localhost:9", k == EnvSummarizerBaseURL })
+	err := LoadInto(path, cfg, cfg, func(k string) (string, bool) { return "localhost:9", k == EnvSummarizerBaseURL })
 	if err == nil {
 		t.Fatal("the documented bad file loaded")
 	}
