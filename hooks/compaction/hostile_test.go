@@ -210,13 +210,21 @@ func TestHostileAttachmentDataNeverLeaks(t *testing.T) {
 		if len(prompts) == 0 || (out == nil) != failing {
 			t.Fatalf("failing=%v: %d summarizer calls, compacted=%v", failing, len(prompts), out != nil)
 		}
+		described := 0
 		for _, p := range prompts {
 			if strings.Contains(p, payload[:40]) || strings.Contains(p, "data:") {
 				t.Errorf("attachment data reached the summarizer:\n%s", p)
 			}
+			if !strings.Contains(p, "see attached") {
+				continue // this round replaced no message with attachments
+			}
+			described++
 			if !strings.Contains(p, "<file: report.pdf, application/pdf>") || !strings.Contains(p, "<image: image/png>") {
 				t.Errorf("attachments not described by placeholders:\n%s", p)
 			}
+		}
+		if described == 0 {
+			t.Errorf("failing=%v: no round replaced a message with attachments; the test proves nothing", failing)
 		}
 		if strings.Contains(logs.String(), payload[:40]) || strings.Contains(logs.String(), "data:image") {
 			t.Errorf("attachment data reached a log line:\n%s", logs.String())

@@ -292,26 +292,39 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 		seq[i] = i
 	}
 	rest := newRemainder(ctx, messages, counter)
-	taker := func(groups [][]int, least int) ([]int, error) {
+	// Each tier measures from the whole conversation: a tier skipped
+	// because it could not pay leaves nothing taken.
+	taker := func(groups [][]int, least int) ([]int, bool, error) {
+		rest.reset()
 		return c.takeGroups(rest, refused.filter(messages, groups), target, least)
 	}
 
 	st := taskSteps(messages, r, seq)
+	historySums := summariesIn(messages, r.systemEnd, r.historyEnd())
 	if ts := keepPairs(messages, turnUnits(messages, historicalTurns(messages, r, seq)), st); len(ts) > 0 {
-		if sel, err := taker(ts, 1); err != nil || sel != nil {
+		sel, fits, err := taker(ts, 1)
+		if err == nil && sel != nil && !fits && c.sizes.observed() {
+			sel, err = c.foldInto(taker, sel, ts, historySums)
+		}
+		if err != nil || sel != nil {
 			return Plan{Tier: TierHistoricalTurns, Indices: sel}, err
 		}
 	}
-	if sel, err := foldSummaries(taker, summariesIn(messages, r.systemEnd, r.historyEnd())); err != nil || sel != nil {
+	if sel, err := foldSummaries(taker, historySums); err != nil || sel != nil {
 		return Plan{Tier: TierHistoricalSummaries, Indices: sel}, err
 	}
 	cut := max(len(st)-c.minKeep, 0)
+	taskSums := summariesIn(messages, r.taskStart(), len(messages))
 	if eligible := keepPairs(messages, st[:cut], st[cut:]); len(eligible) > 0 {
-		if sel, err := taker(eligible, 1); err != nil || sel != nil {
+		sel, fits, err := taker(eligible, 1)
+		if err == nil && sel != nil && !fits && c.sizes.observed() {
+			sel, err = c.foldInto(taker, sel, eligible, taskSums)
+		}
+		if err != nil || sel != nil {
 			return Plan{Tier: TierCurrentTaskSteps, Indices: sel}, err
 		}
 	}
-	if sel, err := foldSummaries(taker, summariesIn(messages, r.taskStart(), len(messages))); err != nil || sel != nil {
+	if sel, err := foldSummaries(taker, taskSums); err != nil || sel != nil {
 		return Plan{Tier: TierCurrentTaskSummaries, Indices: sel}, err
 	}
 	return Plan{}, nil
@@ -319,7 +332,7 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 
 // foldSummaries picks summaries to merge: as many as the target asks for, but
 // never fewer than two, since rewriting a single summary frees nothing.
-func foldSummaries(taker func([][]int, int) ([]int, error), sums []int) ([]int, error) {
+func foldSummaries(taker func([][]int, int) ([]int, bool, error), sums []int) ([]int, error) {
 	if len(sums) < 2 {
 		return nil, nil
 	}
@@ -327,49 +340,150 @@ func foldSummaries(taker func([][]int, int) ([]int, error), sums []int) ([]int, 
 	for i, s := range sums {
 		groups[i] = []int{s}
 	}
-	return taker(groups, 2)
+	sel, _, err := taker(groups, 2)
+	return sel, err
+}
+
+// foldInto replans a selection that does not reach the target with the
+// region's summaries as groups too (see withSummaries). The new selection is
+// kept when it reaches the target, or else when it still holds all of the
+// old one: under MaxSummarizerInputTokens the summaries may take the room of
+// a group, and a smaller round is no saving.
+func (c *SummarizationCompactor) foldInto(taker func([][]int, int) ([]int, bool, error), sel []int, units [][]int, sums []int) ([]int, error) {
+	merged := withSummaries(units, sums)
+	if len(merged) == len(units) {
+		return sel, nil
+	}
+	wider, fits, err := taker(merged, 1)
+	if err != nil || wider == nil {
+		return sel, err
+	}
+	if fits {
+		return wider, nil
+	}
+	sorted := slices.Sorted(slices.Values(wider))
+	for _, i := range sel {
+		if _, found := slices.BinarySearch(sorted, i); !found {
+			return sel, nil
+		}
+	}
+	return wider, nil
+}
+
+// withSummaries returns the turn units and the history's summaries that
+// belong to no turn (those before the first real user message) as one list
+// of groups in conversation order, each such summary a group of its own.
+//
+// A historical-turns round that takes every turn and still does not reach
+// the target would be followed by a round folding those summaries with the
+// one it writes, reading that new summary again and paying a call for it.
+// Planning the summaries with the turns instead folds them in the same
+// call, and taking groups oldest first from that list leaves the newest
+// turn's recent steps verbatim when the summaries free enough. The
+// reference takes the turns alone; this applies only once the compactor has
+// seen its summarizer's replies, since the saving rests on their size.
+func withSummaries(units [][]int, sums []int) [][]int {
+	inUnit := map[int]bool{}
+	for _, u := range units {
+		for _, i := range u {
+			inUnit[i] = true
+		}
+	}
+	out := slices.Clone(units)
+	for _, s := range sums {
+		if !inUnit[s] {
+			out = append(out, []int{s})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b []int) int { return a[0] - b[0] })
+	return out
 }
 
 // takeGroups takes groups oldest first, at least least of them, until the
 // messages left plus one summary of the estimated size fit target and the
 // selection pays for its summary; all groups when that never happens. The
-// result is the flat, ascending list of taken indices, or nil when fewer
-// than least groups are offered or even all of them are no larger than the
-// summary expected for them: such a round could only fail as not smaller,
-// so the planner moves on to the next tier instead.
+// result is the flat list of taken indices, whether they reach the target,
+// and nil when fewer than least groups are offered or even all of them are
+// no larger than the summary expected for them: such a round could only fail
+// as not smaller, so the planner moves on to the next tier instead.
+//
+// When the group that reaches the target is large, the older groups taken
+// before it may no longer all be needed: only the oldest of them that are
+// still needed are kept (see trimBefore), so a big recent tool result does
+// not drag the whole stretch before it into the summary.
 //
 // Under MaxSummarizerInputTokens a group that would push the selection past
 // the cap is not taken, unless nothing has been taken yet: then it goes alone
 // and the transcript is cut to fit (see fitTranscript).
-func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, target, least int) ([]int, error) {
+func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, target, least int) (sel []int, fits bool, err error) {
 	if len(groups) < least {
-		return nil, nil
+		return nil, false, nil
 	}
-	var sel []int
-	input, taken := 0, 0
+	sizes := make([]int, 0, len(groups))
+	input := 0
 	for _, g := range groups {
 		n, err := rest.groupTokens(g)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		if c.maxInput > 0 && taken >= least && input+n > c.maxInput {
+		if c.maxInput > 0 && len(sizes) >= least && input+n > c.maxInput {
 			break
 		}
 		input += n
-		sel = append(sel, g...)
-		taken++
+		sizes = append(sizes, n)
 		left, err := rest.without(g)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		if taken >= least && left+c.estimate(input) <= target && c.pays(input) {
+		fits = left+c.estimate(input) <= target
+		if len(sizes) >= least && fits && c.pays(input) {
 			break
 		}
 	}
 	if !c.pays(input) {
+		return nil, false, nil
+	}
+	taken := groups[:len(sizes)]
+	if fits && len(taken) > least {
+		if trimmed, err := c.trimBefore(rest, taken, sizes, target, least); err != nil || trimmed != nil {
+			return trimmed, trimmed != nil, err
+		}
+	}
+	for _, g := range taken {
+		sel = append(sel, g...)
+	}
+	return sel, fits, nil
+}
+
+// trimBefore replans a selection that reached the target with its last
+// group: that group, plus the fewest oldest of the groups before it that
+// still reach the target and pay. It returns nil when all of them are still
+// needed.
+func (c *SummarizationCompactor) trimBefore(rest *remainder, taken [][]int, sizes []int, target, least int) ([]int, error) {
+	last := len(taken) - 1
+	rest.reset()
+	left, err := rest.without(taken[last])
+	if err != nil {
+		return nil, err
+	}
+	input, k := sizes[last], 0
+	for ; k < last; k++ {
+		if k+1 >= least && left+c.estimate(input) <= target && c.pays(input) {
+			break
+		}
+		if left, err = rest.without(taken[k]); err != nil {
+			return nil, err
+		}
+		input += sizes[k]
+	}
+	if k == last {
 		return nil, nil
 	}
-	return sel, nil
+	var sel []int
+	for _, g := range taken[:k] {
+		sel = append(sel, g...)
+	}
+	return append(sel, taken[last]...), nil
 }
 
 // remainder counts what is left of a conversation as groups are taken away,
@@ -408,6 +522,15 @@ func (r *remainder) init() {
 			r.total = r.total.Add(r.costs[i])
 		}
 	}
+}
+
+// reset puts every removed message back, keeping the measurements.
+func (r *remainder) reset() {
+	if r.removed == nil {
+		return
+	}
+	clear(r.removed)
+	r.k, r.gone = 0, Cost{}
 }
 
 // without removes group from the remainder and returns the remainder's size.

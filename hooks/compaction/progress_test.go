@@ -130,3 +130,62 @@ func TestSummarySizesFit(t *testing.T) {
 		t.Errorf("after %d new rounds the estimate is %d, want only the newest (500)", sizeMemory, got)
 	}
 }
+
+// TestPlanKeepsOlderStepsBeforeALargeOne: when a large step is what reaches
+// the target, only the oldest steps still needed go with it; the ones in
+// between stay verbatim.
+func TestPlanKeepsOlderStepsBeforeALargeOne(t *testing.T) {
+	t.Parallel()
+	msgs := []*schema.Message{sys("rules"), user("task"),
+		call("s1"), result("s1", rep("one ", 30)),
+		call("s2"), result("s2", rep("two ", 30)),
+		call("s3"), result("s3", rep("three ", 20)),
+		call("s4"), result("s4", rep("a very large result ", 60)),
+		call("s5"), result("s5", "newest"),
+	}
+	c, _, _ := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(10)})
+	// Room for everything but s1, s4 and a 10-token summary.
+	rest := slices.Concat(msgs[:2], msgs[4:8], msgs[10:])
+	target := count(fc1, rest...) + 10
+	p, err := c.Plan(context.Background(), msgs, target, fc1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{2, 3, 8, 9}; p.Tier != TierCurrentTaskSteps || !slices.Equal(p.Indices, want) {
+		t.Errorf("plan %+v, want %s %v (s1 and s4; s2 and s3 stay)", p, TierCurrentTaskSteps, want)
+	}
+}
+
+// TestPlanFoldsHistorySummaryIntoShortTurns: when every historical turn is
+// not enough, the history's summary goes into the same round once summary
+// sizes are known, instead of a second round folding it with the new one.
+// A fresh compactor plans as the reference does (case C5).
+func TestPlanFoldsHistorySummaryIntoShortTurns(t *testing.T) {
+	t.Parallel()
+	msgs := []*schema.Message{sys("rules"), summary(rep("older history ", 20), 4),
+		user("previous task"), asst(rep("previous answer ", 20)),
+		user("current task"), call("c1"), result("c1", "r"),
+	}
+	target := count(fc1, msgs[0], msgs[4], msgs[5], msgs[6]) + 20
+	tests := []struct {
+		name     string
+		evidence bool
+		want     []int
+	}{
+		{"fresh: the turn alone", false, []int{2, 3}},
+		{"sizes known: the turn and the summary", true, []int{1, 2, 3}},
+	}
+	for _, tc := range tests {
+		c, _, _ := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(20)})
+		if tc.evidence {
+			c.sizes.observe(400, 20)
+		}
+		p, err := c.Plan(context.Background(), msgs, target, fc1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Tier != TierHistoricalTurns || !slices.Equal(p.Indices, tc.want) {
+			t.Errorf("%s: plan %+v, want %s %v", tc.name, p, TierHistoricalTurns, tc.want)
+		}
+	}
+}

@@ -152,7 +152,9 @@ func TestSummarizerInputBudget(t *testing.T) {
 		wantRounds int
 	}{
 		{"no cap takes all eligible steps at once", 0, 6, false, 1},
-		{"cap takes one step per round, then folds", 300, 2, false, 4},
+		// After the first round each round folds the previous summary in
+		// with the next step, so no separate folding round is needed.
+		{"cap takes one step per round, folding the last summary in", 300, 2, false, 3},
 		{"cap below one step cuts the transcript", 60, 2, true, 4},
 	}
 	for _, tc := range tests {

@@ -46,6 +46,13 @@ func (s *summarySizes) observe(input, summary int) {
 	s.n = min(s.n+1, sizeMemory)
 }
 
+// observed reports whether any round has been recorded.
+func (s *summarySizes) observed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n > 0
+}
+
 // estimate returns the expected summary size for input tokens, and whether
 // it rests on observed rounds rather than on prior alone.
 func (s *summarySizes) estimate(prior, input int) (int, bool) {
