@@ -120,6 +120,12 @@ type CompactionConfig struct {
 	// CompactTo is the fraction of the window compaction aims for.
 	// Default 0.4; 0 < compact_to < compact_at <= 1.
 	CompactTo float64 `yaml:"compact_to"`
+	// PrepareAt is the fraction of the window at which the compaction is
+	// started in the background, so that the call reaching compact_at does
+	// not wait for the summarizer (compaction.HookConfig.PrepareAt).
+	// Default 0.45, chosen from the simulation in docs/benchmarks.md; 0
+	// turns it off; otherwise compact_to < prepare_at < compact_at.
+	PrepareAt float64 `yaml:"prepare_at"`
 	// Counter configures the local token counter.
 	Counter CounterConfig `yaml:"counter"`
 	// Summarize configures the "summarize" strategy.
@@ -247,6 +253,7 @@ func DefaultConfig() *Config {
 			ContextWindow: 128000,
 			CompactAt:     0.7,
 			CompactTo:     0.4,
+			PrepareAt:     0.45,
 			Counter: CounterConfig{
 				Kind:           CounterApproximate,
 				Encoding:       "o200k_base",

@@ -260,3 +260,32 @@ func TestLoadIntoReportsEveryProblem(t *testing.T) {
 		t.Errorf("embedded: decoded %+v", a)
 	}
 }
+
+func TestPrepareAtConfig(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		prepareAt float64
+		wantErr   bool
+	}{
+		{"default", DefaultConfig().Compaction.PrepareAt, false},
+		{"off", 0, false},
+		{"at compact_to", 0.4, true},
+		{"at compact_at", 0.7, true},
+		{"negative", -0.1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := DefaultConfig()
+			c.Compaction.PrepareAt = tt.prepareAt
+			err := c.Validate()
+			if tt.wantErr != (err != nil) {
+				t.Fatalf("prepare_at %v: Validate() = %v, want error %v", tt.prepareAt, err, tt.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), "compaction.prepare_at") {
+				t.Fatalf("error %q does not name compaction.prepare_at", err)
+			}
+		})
+	}
+}

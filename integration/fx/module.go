@@ -115,6 +115,7 @@ func provideHook(in hookIn) (hookOut, error) {
 		ContextWindow: c.ContextWindow,
 		CompactAt:     c.CompactAt,
 		CompactTo:     c.CompactTo,
+		PrepareAt:     c.PrepareAt,
 		TokenCounter:  in.Counter,
 		Logger:        orDefault(in.Logger),
 		Observer:      dispatch{static: in.Observers},

@@ -80,6 +80,9 @@ func (c CompactionConfig) validate(v *validator) {
 	if !(c.CompactTo > 0 && c.CompactTo < c.CompactAt) {
 		v.add("compaction.compact_to", c.CompactTo, "must be in (0, compaction.compact_at=%v)", c.CompactAt)
 	}
+	if c.PrepareAt != 0 && !(c.PrepareAt > c.CompactTo && c.PrepareAt < c.CompactAt) {
+		v.add("compaction.prepare_at", c.PrepareAt, "must be 0 (off) or in (compaction.compact_to=%v, compaction.compact_at=%v)", c.CompactTo, c.CompactAt)
+	}
 	switch c.Counter.Kind {
 	case CounterApproximate:
 	case CounterTiktoken:
