@@ -11,6 +11,8 @@ BenchmarkCounter/n=100-2         	   10000	     10000 ns/op	9000.00 MB/s	       
 BenchmarkCounter/n=100-2         	   10000	     20000 ns/op	4500.00 MB/s	       8 B/op	       1 allocs/op
 BenchmarkNoTrigger/usage=true/n=100/einocompact-2 	 1000	 500 ns/op	 176 B/op	 5 allocs/op
 BenchmarkNoTrigger/usage=true/n=100/eino-2        	 1000	 1000 ns/op	 640 B/op	 13 allocs/op
+BenchmarkNoTrigger/usage=false/n=100/einocompact-2 	 1000	 3000 ns/op	 176 B/op	 3 allocs/op
+BenchmarkNoTrigger/usage=false/n=100/eino-2        	 1000	 1200 ns/op	 640 B/op	 13 allocs/op
 BenchmarkPlan/n=100-2  	 100	 1000 ns/op
 BenchmarkPlan/n=1000-2 	 100	 15000 ns/op
 PASS
@@ -36,6 +38,8 @@ func TestParseMicroMedians(t *testing.T) {
 	for _, want := range []string{
 		"| present | 100 | 500 ns | 1.00 µs | 0.50 | 5 / 13 |",
 		"worst ratio 0.50 | yes",
+		"| absent | 100 | 3.00 µs | 1.20 µs | 2.50 | 3 / 13 |",
+		"2x Eino's middleware at any size | worst ratio 2.50 | **no**",
 		"slowest median 4500 MB/s | yes",
 		"worst growth 15.0x | **no**",
 	} {
@@ -72,7 +76,7 @@ func TestMicroReportSaysWhatWasNotMeasured(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := microReport(runs)
-	if strings.Count(report, "not measured in this run") != 3 {
-		t.Errorf("want three unmeasured targets:\n%s", report)
+	if strings.Count(report, "not measured in this run") != 4 {
+		t.Errorf("want four unmeasured targets:\n%s", report)
 	}
 }

@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"runtime/metrics"
 	"sync"
 	"unsafe"
 	"weak"
@@ -31,14 +32,27 @@ import (
 // and once that message is collected it points nowhere, so a new message
 // later allocated at the same address can never pick up the old cost.
 //
+// Asking a weak pointer costs about as much as Eino's whole count of a
+// message, so it is asked once per garbage collection: a sequence records
+// how many of its entries were found alive, and the number of completed
+// collections read before that check. While that number has not changed, no
+// collection has finished since, so nothing those entries were made for can
+// have been freed, and no other message can sit at their addresses: the
+// address alone identifies the message. (A collection frees memory only after
+// it completes, and the runtime counts it as completed before the world
+// restarts, so before any goroutine can allocate in that memory.) After a
+// collection, the next count checks every entry through its weak pointer
+// again.
+//
 // Messages are immutable by contract (Eino's, and this package's: compactors
-// never edit a message, they replace it). Each entry also keeps a fingerprint
-// of the message's fields as headers (each string's and slice's address and
-// length), so a message whose role, Content, ReasoningContent, ToolName,
-// tool-call list or part lists were set to other values is measured again.
-// What it cannot see is an edit behind a header: a tool call's arguments or a
-// part's text changed in place within the same slice. A caller that edits
-// messages that way must count with ApproximateConfig.DisableCache.
+// never edit a message, they replace it), and the cache relies on it. As a
+// guard against the commonest slip it also keeps a fingerprint of the
+// message's Role and Content headers (data address and length), so a message
+// whose Content was set to another string is measured again. Any other edit
+// of a counted message (ReasoningContent, tool calls, parts, a tool call's
+// arguments changed in place) keeps the old cost. A caller that edits
+// messages after they were counted must count with
+// ApproximateConfig.DisableCache.
 //
 // Bound: at most max entries over all sequences. When a store would exceed
 // it, the sequences whose first two messages were collected (nothing can
@@ -57,7 +71,13 @@ type costCache struct {
 
 type seqKey struct{ first, second uintptr }
 
-type costSeq struct{ entries []costEntry }
+type costSeq struct {
+	entries []costEntry
+	// checkedLen entries from the start were found alive (or made from a
+	// message in hand) after checkedGC collections had completed.
+	checkedGC  uint64
+	checkedLen int
+}
 
 type costEntry struct {
 	addr  uintptr
@@ -87,14 +107,9 @@ func keyOf(messages []*schema.Message) seqKey {
 	return k
 }
 
-// matches reports whether e was made for m, as m is now.
-func (e *costEntry) matches(m *schema.Message) bool {
-	return e.addr == addr(m) && e.print == fingerprint(m) && e.msg.Value() == m
-}
-
 // sum returns the total cost of messages, measuring with measure only those
-// past the remembered prefix. The walk shares one read lock; the store takes
-// the write lock once.
+// past the remembered prefix. The walk shares one read lock; a store, or a
+// record of entries checked after a collection, takes the write lock once.
 func (c *costCache) sum(messages []*schema.Message, measure func(*schema.Message) Cost) Cost {
 	var total Cost
 	if len(messages) < minCachedRun {
@@ -103,21 +118,32 @@ func (c *costCache) sum(messages []*schema.Message, measure func(*schema.Message
 		}
 		return total
 	}
+	// Read before any entry is checked: see the type's comment.
+	gcs, gcsOK := completedGCs()
 	key := keyOf(messages)
 	c.mu.RLock()
 	seq := c.seqs[key]
 	var prefix []costEntry
+	checked := false
 	if seq != nil {
 		prefix = seq.entries
+		trusted := 0
+		if gcsOK && seq.checkedGC == gcs {
+			trusted = seq.checkedLen
+		}
 		i := 0
-		for i < len(messages) && i < len(prefix) && prefix[i].matches(messages[i]) {
+		for i < len(messages) && i < len(prefix) && prefix[i].matches(messages[i], i < trusted) {
 			total = total.Add(prefix[i].cost)
 			i++
 		}
 		prefix = prefix[:i]
+		checked = gcsOK && i > trusted
 	}
 	c.mu.RUnlock()
 	if len(prefix) == len(messages) {
+		if checked {
+			c.recordChecked(key, seq, gcs, len(prefix))
+		}
 		return total
 	}
 	fresh := make([]costEntry, 0, len(messages)-len(prefix))
@@ -129,15 +155,37 @@ func (c *costCache) sum(messages []*schema.Message, measure func(*schema.Message
 		total = total.Add(e.cost)
 		fresh = append(fresh, e)
 	}
-	c.store(key, seq, prefix, fresh)
+	c.store(key, seq, prefix, fresh, gcs, gcsOK)
 	return total
+}
+
+// matches reports whether e was made for m, as m is now. trusted skips the
+// weak pointer: the caller knows no collection completed since e was last
+// found alive.
+func (e *costEntry) matches(m *schema.Message, trusted bool) bool {
+	if e.addr != addr(m) || e.print != fingerprint(m) {
+		return false
+	}
+	return trusted || e.msg.Value() == m
+}
+
+// recordChecked notes that the first n entries of seq were found alive after
+// gcs collections had completed.
+func (c *costCache) recordChecked(key seqKey, seq *costSeq, gcs uint64, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seqs[key] == seq && (gcs > seq.checkedGC || gcs == seq.checkedGC && n > seq.checkedLen) {
+		seq.checkedGC, seq.checkedLen = gcs, n
+	}
 }
 
 // store records prefix+fresh as the sequence for key. prefix is a prefix of
 // seq.entries, read under the read lock; entries are never written once
 // published, and a sequence only grows in place past its current length, so
-// prefix stays valid whatever happened meanwhile.
-func (c *costCache) store(key seqKey, seq *costSeq, prefix, fresh []costEntry) {
+// prefix stays valid whatever happened meanwhile. Every entry of prefix and
+// fresh was found alive, or made from a message in hand, after gcs
+// collections had completed.
+func (c *costCache) store(key seqKey, seq *costSeq, prefix, fresh []costEntry, gcs uint64, gcsOK bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cur := c.seqs[key]
@@ -150,12 +198,28 @@ func (c *costCache) store(key seqKey, seq *costSeq, prefix, fresh []costEntry) {
 		}
 		entries := make([]costEntry, 0, len(prefix)+len(fresh))
 		entries = append(append(entries, prefix...), fresh...)
-		c.seqs[key] = &costSeq{entries: entries}
+		cur = &costSeq{entries: entries}
+		c.seqs[key] = cur
 		c.n += len(entries)
+	}
+	if gcsOK {
+		cur.checkedGC, cur.checkedLen = gcs, len(cur.entries)
 	}
 	if c.n > c.max {
 		c.evict()
 	}
+}
+
+// completedGCs returns how many garbage collections have completed; ok is
+// false if the runtime does not report it, and then every check asks the
+// weak pointers.
+func completedGCs() (n uint64, ok bool) {
+	s := [1]metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s[:])
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0, false
+	}
+	return s[0].Value.Uint64(), true
 }
 
 // evict drops the sequences whose first two messages were collected, or all
@@ -181,13 +245,12 @@ func (c *costCache) len() int {
 	return c.n
 }
 
-// fingerprint mixes the headers of the fields the counter's measure reads:
-// the role, Content, ReasoningContent, ToolName, and the tool-call and part
-// lists, each as its data address and length. Setting any of them to another
-// value changes it (barring a hash collision); editing the bytes or elements
-// behind a header does not. The fields are multiplied by constants of their
-// own and summed, so the multiplications do not wait on each other: this runs
-// for every message of every cached count.
+// fingerprint mixes the headers (data address and length) of the message's
+// Role and Content: the fields a caller is likeliest to set again, and the
+// only ones on the first cache line of the message. A full fingerprint of
+// every header the measure reads cost as much as the rest of a cached count
+// together (the message's other lines are not otherwise read), and an edit
+// behind a header would escape it anyway.
 func fingerprint(m *schema.Message) uint64 {
 	if m == nil {
 		return 0
@@ -195,16 +258,6 @@ func fingerprint(m *schema.Message) uint64 {
 	str := func(s string) uint64 {
 		return uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))) ^ uint64(len(s))<<48
 	}
-	h := str(m.Content)*0x9E3779B97F4A7C15 +
-		str(m.ReasoningContent)*0xC2B2AE3D27D4EB4F +
-		(str(m.ToolName)^str(string(m.Role))<<1)*0x165667B19E3779F9 +
-		slice(m.ToolCalls)*0x85EBCA77C2B2AE63 +
-		slice(m.UserInputMultiContent)*0xFF51AFD7ED558CCD +
-		slice(m.AssistantGenMultiContent)*0xC4CEB9FE1A85EC53 +
-		slice(m.MultiContent)*0x94D049BB133111EB
+	h := str(m.Content)*0x9E3779B97F4A7C15 + str(string(m.Role))*0xC2B2AE3D27D4EB4F
 	return h ^ h>>29
-}
-
-func slice[E any](s []E) uint64 {
-	return uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s)))) ^ uint64(len(s))<<48
 }

@@ -82,11 +82,11 @@ type ApproximateConfig struct {
 	// DisableCache makes the counter measure every message on every count.
 	// By default it remembers each message's cost by the message's identity
 	// (weakly: the cache keeps no message alive), so that recounting a
-	// conversation costs a lookup per message already seen. That relies on
-	// messages not being edited in place once counted (Eino's contract);
-	// replacing a field's value is noticed, editing a tool call's arguments
-	// or a part's text inside the same slice is not. A caller that edits
-	// messages in place needs DisableCache.
+	// conversation costs a check per message already seen. That relies on
+	// messages not being edited once counted (Eino's contract): only a new
+	// value set in Role or Content is noticed; any other edit keeps the old
+	// cost. A caller that edits messages after counting them needs
+	// DisableCache.
 	DisableCache bool
 }
 
