@@ -14,7 +14,7 @@ const replayFixture = `{"task":"t","source":"recorded","model":"m","recorded_at"
  {"content":"look","tool_calls":[{"id":"c1","name":"read_file","arguments":{"path":"a.go"}},{"id":"c2","name":"search","arguments":{"pattern":"x"}}]},
  {"content":"done"}]}`
 
-func TestParseTrajectoryRejectsBadRecordings(t *testing.T) {
+func TestParseTrajectoryRejectsBadTrajectories(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, json, want string }{
 		{"no steps", `{"task":"t","source":"scripted","steps":[]}`, "no steps"},
