@@ -299,7 +299,7 @@ func legend(w io.Writer, replay, offlineSummarizer bool) {
 	}
 	fmt.Fprintf(w, "legend\n")
 	line := func(k, v string) { fmt.Fprintf(w, "  %-12s %s\n", k, v) }
-	line("est", "prompt tokens by the local approximate counter: the number the compaction hook decides on")
+	line("est", "prompt tokens of all that was sent, by the local approximate counter (the hook counts only what is new since the last reply's usage)")
 	line("provider", provider)
 	line("uncompacted", "the local estimate of the same conversation had nothing been compacted")
 	line("tiers", "what each summarizer round replaced: "+compaction.TierHistoricalTurns+" (old user turns), "+
