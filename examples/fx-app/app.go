@@ -43,10 +43,15 @@ type output struct {
 // module built from cfg, the demo's workspace, tools, agent model and agent,
 // and the hooks feeding the step report.
 func appOptions(cfg *appConfig, out output, log *slog.Logger) fx.Option {
+	var slow fx.Option = fx.Options()
+	if cfg.summarizerLatency > 0 {
+		slow = fx.Decorate(func(s compactfx.Summarizer) compactfx.Summarizer { return slowSummarizer{s, cfg.summarizerLatency} })
+	}
 	return fx.Options(
 		fx.Supply(cfg, out, log),
 		compactfx.WithSlogEventLogger(),
 		compactfx.Module(&cfg.Config),
+		slow,
 		fx.Provide(
 			newWorkspace,
 			newTools,
@@ -101,7 +106,9 @@ func newAgentModel(lc fx.Lifecycle, cfg *appConfig) (*agentModel, error) {
 		return &agentModel{ToolCallingChatModel: m, name: fmt.Sprintf("%s at %s", cfg.Model.Model, compactfx.RedactURL(cfg.Model.BaseURL)), task: t.Task}, nil
 	}
 	name := fmt.Sprintf("offline replay of %s; set OPENAI_BASE_URL to use a live model", t.describe())
-	return &agentModel{ToolCallingChatModel: newReplayModel(t), name: name, task: t.Task, replay: true}, nil
+	replay := newReplayModel(t)
+	replay.delay = cfg.modelLatency
+	return &agentModel{ToolCallingChatModel: replay, name: name, task: t.Task, replay: true}, nil
 }
 
 func newAgent(cfg *appConfig, m *agentModel, tools []tool.BaseTool, reg *hooks.Registry, log *slog.Logger) (*agent.Agent, error) {
@@ -207,8 +214,13 @@ func (r *runner) run(ctx context.Context) (*agent.Result, *reporter, error) {
 	c := r.cfg.Compaction
 	if !r.out.quiet {
 		fmt.Fprintf(r.out.w, "einocompact fx-app: %s\n", r.model.name)
-		fmt.Fprintf(r.out.w, "compaction: strategy %s, window %d, compact at %.0f tokens (%.2f), down to %d (%.2f); summarizer: %s\n",
-			c.Strategy, c.ContextWindow, trigger, c.CompactAt, target, c.CompactTo, compactfx.SummarizerName(&r.cfg.Config))
+		prepared := ", each compaction waited for"
+		if c.PrepareAt > 0 {
+			prepared = fmt.Sprintf(", prepared in the background from %.0f (%.2f)", c.PrepareAt*float64(c.ContextWindow), c.PrepareAt)
+		}
+		fmt.Fprintf(r.out.w, "compaction: strategy %s, window %d, compact at %.0f tokens (%.2f), down to %d (%.2f)%s; summarizer: %s%s\n",
+			c.Strategy, c.ContextWindow, trigger, c.CompactAt, target, c.CompactTo, prepared, compactfx.SummarizerName(&r.cfg.Config),
+			onlyIf(r.cfg.summarizerLatency > 0, fmt.Sprintf(", %s per call (--summarizer-latency)", r.cfg.summarizerLatency)))
 		fmt.Fprintf(r.out.w, "task: %s\n\n", task)
 		legend(r.out.w, r.model.replay, r.offlineSummarizer())
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	_ "embed"
 	"fmt"
+	"time"
 
 	compactfx "github.com/einocompact/einocompact/integration/fx"
 )
@@ -16,6 +17,11 @@ type appConfig struct {
 	compactfx.Config `yaml:",inline"`
 	// Demo configures what the app works on.
 	Demo demoConfig `yaml:"demo"`
+
+	// summarizerLatency and modelLatency come from --summarizer-latency
+	// and --model-latency: how long each summarizer call and each reply
+	// of the replayed model take, to show prepared compaction at work.
+	summarizerLatency, modelLatency time.Duration
 }
 
 // demoConfig says where the task comes from.

@@ -56,6 +56,7 @@ Flags:
 type flags struct {
 	config, transcriptOut, record, logLevel string
 	quiet                                   bool
+	summarizerLatency, modelLatency         time.Duration
 }
 
 // parseFlags parses args; --help prints the usage to stdout and returns
@@ -69,6 +70,8 @@ func parseFlags(args []string, stdout io.Writer) (flags, error) {
 	fs.StringVar(&f.record, "record", "", "with a live model, write the run's model replies as a trajectory `file` that demo.trajectory can replay offline")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary table")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "slog `level` on stderr: debug, info, warn or error")
+	fs.DurationVar(&f.summarizerLatency, "summarizer-latency", 0, "make every summarizer call take this `duration` (e.g. 2s), as a hosted model would, to see what compaction costs the agent in time")
+	fs.DurationVar(&f.modelLatency, "model-latency", 0, "make every reply of the offline replay take this `duration` (e.g. 500ms), so the agent keeps working while a compaction is prepared")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(stdout, fs)
@@ -127,6 +130,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 		fmt.Fprintln(stderr, "fx-app:", err)
 		return 1
 	}
+	if f.summarizerLatency < 0 || f.modelLatency < 0 {
+		fmt.Fprintln(stderr, "fx-app: --summarizer-latency and --model-latency must not be negative")
+		return 2
+	}
+	cfg.summarizerLatency, cfg.modelLatency = f.summarizerLatency, f.modelLatency
 	if f.record != "" && !cfg.online() {
 		fmt.Fprintln(stderr, "fx-app: --record needs a live model (set OPENAI_BASE_URL); offline runs replay a trajectory already")
 		return 2

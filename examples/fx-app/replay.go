@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cloudwego/eino/components/model"
@@ -97,6 +98,7 @@ type replayModel struct {
 	traj  *trajectory
 	tools []*schema.ToolInfo
 	cur   *cursor
+	delay time.Duration // how long each reply takes (--model-latency)
 }
 
 type cursor struct {
@@ -113,12 +115,12 @@ func newReplayModel(t *trajectory) *replayModel {
 // WithTools implements model.ToolCallingChatModel. The copy shares the
 // position in the trajectory.
 func (r *replayModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingChatModel, error) {
-	return &replayModel{traj: r.traj, tools: slices.Clone(tools), cur: r.cur}, nil
+	return &replayModel{traj: r.traj, tools: slices.Clone(tools), cur: r.cur, delay: r.delay}, nil
 }
 
 // Generate implements model.BaseChatModel.
 func (r *replayModel) Generate(ctx context.Context, input []*schema.Message, _ ...model.Option) (*schema.Message, error) {
-	if err := ctx.Err(); err != nil {
+	if err := sleepCtx(ctx, r.delay); err != nil {
 		return nil, err
 	}
 	r.cur.mu.Lock()

@@ -47,6 +47,8 @@ type compactionStat struct {
 	msgsBefore, msgsAfter    int
 	tokBefore, tokAfter, tgt int
 	latency                  time.Duration
+	stall                    time.Duration // how long the model call waited (Report.Stall)
+	prepared                 bool          // computed in the background (Report.Prepared)
 	rounds, attempts         int
 	sumPrompt, sumCompletion int // the summarizer's reported usage
 	ids                      compaction.IdentifierStats
@@ -150,7 +152,7 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 		return
 	}
 	c := compactionStat{beforeStep: step, msgsBefore: rep.MessagesBefore, msgsAfter: rep.MessagesAfter,
-		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, rounds: len(rep.Rounds)}
+		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, rounds: len(rep.Rounds), stall: rep.Stall, prepared: rep.Prepared}
 	c.replaced = len(lo.Without(before, msgs...))
 	// Markers new in msgs that no summarizer round accounts for name the
 	// strategy that wrote them (sliding window, pruning), once each.
@@ -181,8 +183,8 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	if c.ids.Found > 0 {
 		ids = fmt.Sprintf(", identifiers kept %d/%d", c.ids.Survived+c.ids.Appended, c.ids.Found)
 	}
-	r.printf("  ↳ compaction #%d before step %d: %s; %d messages replaced (%d → %d), tokens %d → %d (target %d), summarizer %s%s\n",
-		len(r.compactions), c.beforeStep, c.tiers, c.replaced, c.msgsBefore, c.msgsAfter, c.tokBefore, c.tokAfter, c.tgt, ms(c.latency), ids)
+	r.printf("  ↳ compaction #%d before step %d: %s; %d messages replaced (%d → %d), tokens %d → %d (target %d), summarizer %s%s; waited %s\n",
+		len(r.compactions), c.beforeStep, c.tiers, c.replaced, c.msgsBefore, c.msgsAfter, c.tokBefore, c.tokAfter, c.tgt, ms(c.latency), ids, waited(c))
 }
 
 // summary writes the closing table. It is printed even with --quiet.
@@ -241,10 +243,10 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 	if len(r.compactions) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n  %2s  %-7s  %8s  %-8s  %-12s  %6s  %10s  %s\n", "#", "before", "replaced", "messages", "tokens", "target", "summarizer", "what (tier of each summarizer round, or strategy)")
+	fmt.Fprintf(w, "\n  %2s  %-7s  %8s  %-8s  %-12s  %6s  %10s  %-16s  %s\n", "#", "before", "replaced", "messages", "tokens", "target", "summarizer", "waited", "what (tier of each summarizer round, or strategy)")
 	for i, c := range r.compactions {
-		fmt.Fprintf(w, "  %2d  %-7s  %8d  %-8s  %-12s  %6d  %10s  %s\n", i+1, fmt.Sprintf("step %d", c.beforeStep), c.replaced,
-			fmt.Sprintf("%d → %d", c.msgsBefore, c.msgsAfter), fmt.Sprintf("%d → %d", c.tokBefore, c.tokAfter), c.tgt, ms(c.latency), c.tiers)
+		fmt.Fprintf(w, "  %2d  %-7s  %8d  %-8s  %-12s  %6d  %10s  %-16s  %s\n", i+1, fmt.Sprintf("step %d", c.beforeStep), c.replaced,
+			fmt.Sprintf("%d → %d", c.msgsBefore, c.msgsAfter), fmt.Sprintf("%d → %d", c.tokBefore, c.tokAfter), c.tgt, ms(c.latency), waitedShort(c), c.tiers)
 	}
 }
 
@@ -309,6 +311,8 @@ func legend(w io.Writer, replay, offlineSummarizer bool) {
 	if offlineSummarizer {
 		line("summarizer", "the offline extractive summarizer reports prompt + completion tokens it counts itself (4 characters a token)")
 	}
+	line("waited", "how long the model call waited for the compaction; \"prepared\": computed in the background from prepare_at,")
+	line("", "so the call only waited for what was left of it (try --summarizer-latency 1s --model-latency 300ms)")
 	fmt.Fprintln(w)
 }
 
@@ -339,4 +343,21 @@ func callList(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// waited says how long the model call waited for a compaction and whether
+// the compaction had been prepared in the background (prepare_at).
+func waited(c compactionStat) string {
+	if c.prepared {
+		return ms(c.stall) + " (prepared)"
+	}
+	return ms(c.stall)
+}
+
+// waitedShort is waited for the summary table.
+func waitedShort(c compactionStat) string {
+	if c.prepared {
+		return ms(c.stall) + " prepared"
+	}
+	return ms(c.stall)
 }
