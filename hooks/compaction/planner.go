@@ -407,10 +407,10 @@ func withSummaries(units [][]int, sums []int) [][]int {
 // no larger than the summary expected for them: such a round could only fail
 // as not smaller, so the planner moves on to the next tier instead.
 //
-// When the group that reaches the target is large, the older groups taken
-// before it may no longer all be needed: only the oldest of them that are
-// still needed are kept (see trimBefore), so a big recent tool result does
-// not drag the whole stretch before it into the summary.
+// When the group that reaches the target is large, the groups taken before
+// it may no longer all be needed: those that are not are dropped again (see
+// trim), so a big recent tool result does not drag the whole stretch before
+// it into the summary.
 //
 // Under MaxSummarizerInputTokens a group that would push the selection past
 // the cap is not taken, unless nothing has been taken yet: then it goes alone
@@ -445,9 +445,7 @@ func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, tar
 	}
 	taken := groups[:len(sizes)]
 	if fits && len(taken) > least {
-		if trimmed, err := c.trimBefore(rest, taken, sizes, target, least); err != nil || trimmed != nil {
-			return trimmed, trimmed != nil, err
-		}
+		return c.trim(rest, taken, sizes, input, target, least)
 	}
 	for _, g := range taken {
 		sel = append(sel, g...)
@@ -455,35 +453,39 @@ func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, tar
 	return sel, fits, nil
 }
 
-// trimBefore replans a selection that reached the target with its last
-// group: that group, plus the fewest oldest of the groups before it that
-// still reach the target and pay. It returns nil when all of them are still
-// needed.
-func (c *SummarizationCompactor) trimBefore(rest *remainder, taken [][]int, sizes []int, target, least int) ([]int, error) {
-	last := len(taken) - 1
-	rest.reset()
-	left, err := rest.without(taken[last])
-	if err != nil {
-		return nil, err
+// trim drops from a selection that reaches the target the groups it does
+// not need, newest first, except the last one taken (without it the target
+// was not reached): a large group that reaches the target alone makes the
+// smaller groups taken before it unnecessary, and they stay verbatim. Older
+// groups are dropped last, so what is summarized is still the oldest that
+// will do. rest must have every taken group removed.
+func (c *SummarizationCompactor) trim(rest *remainder, taken [][]int, sizes []int, input, target, least int) ([]int, bool, error) {
+	keep := make([]bool, len(taken))
+	for k := range keep {
+		keep[k] = true
 	}
-	input, k := sizes[last], 0
-	for ; k < last; k++ {
-		if k+1 >= least && left+c.estimate(input) <= target && c.pays(input) {
-			break
+	count := len(taken)
+	for k := len(taken) - 2; k >= 0 && count > least; k-- {
+		left, err := rest.restore(taken[k])
+		if err != nil {
+			return nil, false, err
 		}
-		if left, err = rest.without(taken[k]); err != nil {
-			return nil, err
+		if in := input - sizes[k]; left+c.estimate(in) <= target && c.pays(in) {
+			keep[k], input = false, in
+			count--
+			continue
 		}
-		input += sizes[k]
-	}
-	if k == last {
-		return nil, nil
+		if _, err := rest.without(taken[k]); err != nil {
+			return nil, false, err
+		}
 	}
 	var sel []int
-	for _, g := range taken[:k] {
-		sel = append(sel, g...)
+	for k, g := range taken {
+		if keep[k] {
+			sel = append(sel, g...)
+		}
 	}
-	return append(sel, taken[last]...), nil
+	return sel, true, nil
 }
 
 // remainder counts what is left of a conversation as groups are taken away,
@@ -531,6 +533,22 @@ func (r *remainder) reset() {
 	}
 	clear(r.removed)
 	r.k, r.gone = 0, Cost{}
+}
+
+// restore puts group back into the remainder and returns its size.
+func (r *remainder) restore(group []int) (int, error) {
+	r.init()
+	for _, i := range group {
+		if !r.removed[i] {
+			continue
+		}
+		r.removed[i] = false
+		r.k--
+		if r.additive != nil {
+			r.gone = r.gone.Sub(r.costs[i])
+		}
+	}
+	return r.without(nil)
 }
 
 // without removes group from the remainder and returns the remainder's size.

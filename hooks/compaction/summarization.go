@@ -246,6 +246,12 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 		c.log.DebugContext(ctx, "summarization round applied", "tier", plan.Tier, "messages", len(plan.Indices),
 			"tokens_before", current, "tokens_after", after, "target_tokens", target)
 		compacted, current, summarized = next, after, true
+		if current <= target+target/closeEnough {
+			// Within 1/closeEnough of the target: another summarizer call
+			// would cost far more input than the few tokens it frees, and
+			// the next compaction only comes a little earlier instead.
+			break
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("compaction: summarization cancelled: %w", err)
@@ -255,6 +261,10 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 	}
 	return compacted, nil
 }
+
+// closeEnough: a compaction stops once a round has brought the conversation
+// within target/closeEnough tokens above the target (5 %).
+const closeEnough = 20
 
 // round asks the chat model for one summary and swaps it in, reporting the
 // round to the CompactionHook's Report (ReportRound) and to OnRound.
