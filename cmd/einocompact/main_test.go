@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestUsageErrors(t *testing.T) {
 		{"stray argument", []string{"compact", "--in", in, "--window", "100", "extra"}, 2, `unexpected argument "extra"`},
 		{"unknown flag", []string{"compact", "--bogus"}, 2, "bogus"},
 		{"negative summary size", []string{"compact", "--in", in, "--window", "100", "--summary-tokens", "-1"}, 2, "--summary-tokens must be at least 0"},
-		{"window under the summary floor", []string{"compact", "--in", in, "--window", "2000"}, 2, "--summary-tokens"},
+		{"window under the summary floor", []string{"compact", "--in", in, "--window", "2000", "--summary-tokens", "900"}, 2, "--summary-tokens"},
 		{"missing file", []string{"compact", "--in", "testdata/nope.json", "--window", "100"}, 1, "nope.json"},
 	}
 	for _, tt := range tests {
@@ -178,16 +179,19 @@ func TestSummarizerFromEnvironment(t *testing.T) {
 	}
 }
 
-// A window too small for the default summary size works once
-// --summary-tokens leaves room for one summary under the target.
+// A small window works with the default summary estimate, and with a
+// --summary-tokens that leaves room for one summary under the target; one
+// that does not is refused.
 func TestSummaryTokensFlag(t *testing.T) {
 	t.Parallel()
 	args := []string{"compact", "--in", "testdata/coding.eino.json", "--window", "2000", "--quiet"}
-	if code, _, _ := mtRun(t, mtNoEnv, args...); code != 2 {
-		t.Fatalf("window 2000 with the default 1024-token summaries: exit %d, want 2", code)
+	if code, _, _ := mtRun(t, mtNoEnv, append(args, "--summary-tokens", "900")...); code != 2 {
+		t.Fatalf("window 2000 (target 800) with 900-token summaries: exit %d, want 2", code)
 	}
-	code, stdout, stderr := mtRun(t, mtNoEnv, append(args, "--summary-tokens", "300")...)
-	if code != 0 || !strings.Contains(stdout, "compacted in") {
-		t.Fatalf("--summary-tokens 300: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	for _, extra := range [][]string{nil, {"--summary-tokens", "300"}} {
+		code, stdout, stderr := mtRun(t, mtNoEnv, append(slices.Clone(args), extra...)...)
+		if code != 0 || !strings.Contains(stdout, "compacted in") {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q", extra, code, stdout, stderr)
+		}
 	}
 }

@@ -24,8 +24,14 @@ var (
 )
 
 // MinimumTokens implements SizeFloor: ApproximateSummaryTokens, since a
-// round only fits a target that leaves room for one summary of that size.
-func (c *SummarizationCompactor) MinimumTokens() int { return c.approx }
+// round only fits a target that leaves room for one summary of that size;
+// without it, the default estimate's fixed part (64 tokens).
+func (c *SummarizationCompactor) MinimumTokens() int {
+	if c.approx > 0 {
+		return c.approx
+	}
+	return defaultSummaryBase
+}
 
 // MinimumTokens implements SizeFloor: the lowest floor among the stages, or
 // 0 when any stage reports none, since that stage may reach the target alone.

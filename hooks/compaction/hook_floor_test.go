@@ -52,7 +52,8 @@ func TestHookRejectsTargetBelowCompactorFloor(t *testing.T) {
 		// 2000*0.4 = 800 tokens of target.
 		{"summary as big as the target", summarizer(new(800)), 2000, 0.4, "2000*0.4 = 800 tokens is not above the 800-token floor"},
 		{"summary just under the target", summarizer(new(799)), 2000, 0.4, ""},
-		{"default 1024-token summary in a 2000-token window", summarizer(nil), 2000, 0, "ApproximateSummaryTokens"},
+		{"default estimate in a 2000-token window", summarizer(nil), 2000, 0, ""},
+		{"default estimate, 150-token window (target 60, floor 64)", summarizer(nil), 150, 0, "64-token floor"},
 		{"default summary, 4096 window", summarizer(nil), 4096, 0, ""},
 		{"CompactTo names the clash", summarizer(new(100)), 1000, 0.1, "ContextWindow*CompactTo = 1000*0.1 = 100 tokens"},
 		{"pipeline of summarizers takes the lowest floor", mustPipe(summarizer(new(900)), summarizer(new(700))), 2000, 0.4, ""},

@@ -358,6 +358,11 @@ func (c *SummarizationCompactor) foldInto(taker func([][]int, int) ([]int, bool,
 	if err != nil || wider == nil {
 		return sel, err
 	}
+	if onlySummaries(wider, sums) {
+		// Rewriting summaries alone is a fold, and folding a single one
+		// frees little and loses what its ledger kept.
+		return sel, nil
+	}
 	if fits {
 		return wider, nil
 	}
@@ -368,6 +373,16 @@ func (c *SummarizationCompactor) foldInto(taker func([][]int, int) ([]int, bool,
 		}
 	}
 	return wider, nil
+}
+
+// onlySummaries reports whether every index of sel is one of sums.
+func onlySummaries(sel, sums []int) bool {
+	for _, i := range sel {
+		if !slices.Contains(sums, i) {
+			return false
+		}
+	}
+	return true
 }
 
 // withSummaries returns the turn units and the history's summaries that

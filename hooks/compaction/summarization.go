@@ -46,9 +46,13 @@ type SummarizationConfig struct {
 	// MinKeepSteps is how many of the newest agent steps of the current task
 	// are never summarized. Default 1; must be >= 0.
 	MinKeepSteps *int
-	// ApproximateSummaryTokens is the size a summary is expected to have. It
-	// only guides planning (how much to replace per round); it does not limit
-	// what the model writes. Default 1024; must be >= 1.
+	// ApproximateSummaryTokens is the size a summary is expected to have
+	// until the compactor has seen its summarizer's replies; from then on
+	// the size is learned from them (see docs/compaction.md). It only guides
+	// planning (how much to replace per round); it does not limit what the
+	// model writes. Must be >= 1. Nil: 64 tokens plus a sixth of what a
+	// round replaces, at most 2,048, which suits small windows as well as
+	// large ones.
 	ApproximateSummaryTokens *int
 	// SummaryInstruction is the summarizer's system prompt. Empty means
 	// DefaultSummaryInstruction; anything else replaces it entirely.
@@ -122,7 +126,7 @@ type Round struct {
 type SummarizationCompactor struct {
 	chat        model.BaseChatModel
 	minKeep     int
-	approx      int
+	approx      int // ApproximateSummaryTokens; 0: the default prior
 	instruction string
 	raise       bool
 	log         *slog.Logger
@@ -151,7 +155,6 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 	c := &SummarizationCompactor{
 		chat:        cfg.ChatModel,
 		minKeep:     1,
-		approx:      1024,
 		instruction: cfg.SummaryInstruction,
 		raise:       cfg.RaiseOnFailure,
 		log:         cfg.Logger,

@@ -96,10 +96,28 @@ func (s *summarySizes) fitLocked() (fixed, ratio float64) {
 	return fixed, ratio
 }
 
+// The default prior, when ApproximateSummaryTokens is not set: a fixed part
+// for the headings and tags, and a sixth of the input, capped. A fixed 1,024
+// tokens (the reference's default) leaves little to gain in a 4,000-token
+// window and rejects a 2,000-token one outright.
+const (
+	defaultSummaryBase  = 64
+	defaultSummaryShare = 6
+	defaultSummaryMax   = 2048
+)
+
+// prior is the expected summary size before any reply has been seen.
+func (c *SummarizationCompactor) prior(input int) int {
+	if c.approx > 0 {
+		return c.approx
+	}
+	return min(defaultSummaryBase+max(input, 0)/defaultSummaryShare, defaultSummaryMax)
+}
+
 // estimate is the size, in the compaction counter's tokens, that the summary
 // of input tokens of conversation is expected to have once it is in place.
 func (c *SummarizationCompactor) estimate(input int) int {
-	est, _ := c.sizes.estimate(c.approx, input)
+	est, _ := c.sizes.estimate(c.prior(input), input)
 	return est
 }
 
@@ -108,7 +126,7 @@ func (c *SummarizationCompactor) estimate(input int) int {
 // configured ApproximateSummaryTokens guides how much a round takes, but is
 // no evidence that a small round fails.
 func (c *SummarizationCompactor) pays(input int) bool {
-	est, observed := c.sizes.estimate(c.approx, input)
+	est, observed := c.sizes.estimate(c.prior(input), input)
 	return !observed || input > est
 }
 
