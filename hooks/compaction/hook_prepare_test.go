@@ -102,6 +102,18 @@ func ppHook(t *testing.T, c Compactor, obs Observer) *CompactionHook {
 	return h
 }
 
+// ppPrepared has h prepare the compaction of a four-step conversation, waits
+// until it is written, and returns the conversation.
+func ppPrepared(t *testing.T, h *CompactionHook) []*schema.Message {
+	t.Helper()
+	msgs := ppConv("task-0", 4)
+	if r, err := h.Decide(context.Background(), &hooks.State{Messages: msgs}); err != nil || r.Triggered {
+		t.Fatalf("at PrepareAt: triggered=%v err=%v", r.Triggered, err)
+	}
+	ppWaitPrepared(t, h, msgs)
+	return msgs
+}
+
 // ppWaitPrepared waits until the job prepared for msgs finished.
 func ppWaitPrepared(t *testing.T, h *CompactionHook, msgs []*schema.Message) {
 	t.Helper()
@@ -214,11 +226,7 @@ func TestPreparedTargetAllowsForGrowth(t *testing.T) {
 	ctx := context.Background()
 	prep, sync := &ppCompactor{}, &ppCompactor{}
 	hp, hs := ppHook(t, prep, nil), ppHook(t, sync, nil)
-	msgs := ppConv("task-0", 4)
-	if _, err := hp.Decide(ctx, &hooks.State{Messages: msgs}); err != nil {
-		t.Fatal(err)
-	}
-	ppWaitPrepared(t, hp, msgs)
+	ppPrepared(t, hp)
 	if _, err := hs.Decide(ctx, &hooks.State{Messages: ppConv("task-0", 6)}); err != nil {
 		t.Fatal(err)
 	}
@@ -266,11 +274,7 @@ func TestPreparedResultNotApplied(t *testing.T) {
 			c := &ppCompactor{fail: tt.fail}
 			h := ppHook(t, c, nil)
 			ctx := context.Background()
-			msgs := ppConv("task-0", 4)
-			if _, err := h.Decide(ctx, &hooks.State{Messages: msgs}); err != nil {
-				t.Fatal(err)
-			}
-			ppWaitPrepared(t, h, msgs)
+			msgs := ppPrepared(t, h)
 			now := ppStep(ppStep(msgs, "task-0", 4), "task-0", 5)
 			if tt.rewrite != nil {
 				now = tt.rewrite(msgs)
@@ -372,11 +376,7 @@ func TestPreparedTopUp(t *testing.T) {
 	c := &ppCompactor{}
 	h := ppHook(t, c, nil)
 	ctx := context.Background()
-	msgs := ppConv("task-0", 4)
-	if _, err := h.Decide(ctx, &hooks.State{Messages: msgs}); err != nil {
-		t.Fatal(err)
-	}
-	ppWaitPrepared(t, h, msgs)
+	msgs := ppPrepared(t, h)
 	huge := append(msgs[:len(msgs):len(msgs)], call("big"), result("big", rep("y", h.window)))
 	now := ppStep(huge, "task-0", 5)
 	st := &hooks.State{Messages: now}
