@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cloudwego/eino/callbacks"
+	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/schema"
 	"go.uber.org/goleak"
 
@@ -537,5 +540,39 @@ func TestCloseCancelsPreparedJobs(t *testing.T) {
 	r, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv("task-1", 6)})
 	if err != nil || !r.Compacted {
 		t.Fatalf("after Close: err=%v compacted=%v, want a synchronous compaction", err, r.Compacted)
+	}
+}
+
+// TestPreparedCallbacks: a compaction prepared in the background is
+// isolated from the run's callback handlers like a synchronous one (the
+// summarizer's model call never reaches them), and the call that applies
+// it reports it to them as a compaction with Report.Prepared.
+func TestPreparedCallbacks(t *testing.T) {
+	t.Parallel()
+	seen := &seenCallbacks{}
+	ctx := callbacks.InitCallbacks(context.Background(), &callbacks.RunInfo{Name: "agent"}, seen.handler())
+	inner := &ppCompactor{}
+	probe := CompactorFunc(func(ctx context.Context, msgs []*schema.Message, target int, tc TokenCounter) ([]*schema.Message, error) {
+		callbacks.OnStart(callbacks.ReuseHandlers(ctx, &callbacks.RunInfo{Name: "summarizer", Component: components.ComponentOfChatModel}), "probe")
+		return inner.Compact(ctx, msgs, target, tc)
+	})
+	h := ppHook(t, probe, nil)
+	msgs := ppConv("task-0", 4)
+	if _, err := h.Decide(ctx, &hooks.State{Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	ppWaitPrepared(t, h, msgs)
+	r, err := h.Decide(ctx, &hooks.State{Messages: ppStep(ppStep(msgs, "task-0", 4), "task-0", 5)})
+	if err != nil || !r.Prepared {
+		t.Fatalf("err=%v prepared=%v", err, r.Prepared)
+	}
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	want := []string{"start:" + string(ComponentCompaction), "end:" + string(ComponentCompaction)}
+	if !slices.Equal(seen.events, want) {
+		t.Fatalf("the run's handlers saw %v, want %v", seen.events, want)
+	}
+	if seen.report == nil || !seen.report.Prepared {
+		t.Fatalf("OnEnd report %+v, want one with Prepared", seen.report)
 	}
 }
