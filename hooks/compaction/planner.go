@@ -292,6 +292,12 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 		seq[i] = i
 	}
 	rest := newRemainder(ctx, messages, counter)
+	if c.sizes.observed() {
+		// Once summary sizes are known, plan for the middle of the band
+		// the compaction accepts (see closeEnough): the last few hundred
+		// tokens of the target are not worth their summarizer input.
+		target += target / (2 * closeEnough)
+	}
 	// Each tier measures from the whole conversation: a tier skipped
 	// because it could not pay leaves nothing taken.
 	taker := func(groups [][]int, least int) ([]int, bool, error) {
@@ -310,12 +316,20 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 			return Plan{Tier: TierHistoricalTurns, Indices: sel}, err
 		}
 	}
-	if sel, err := foldSummaries(taker, historySums); err != nil || sel != nil {
-		return Plan{Tier: TierHistoricalSummaries, Indices: sel}, err
-	}
 	cut := max(len(st)-c.minKeep, 0)
 	taskSums := summariesIn(messages, r.taskStart(), len(messages))
-	if eligible := keepPairs(messages, st[:cut], st[cut:]); len(eligible) > 0 {
+	eligible := keepPairs(messages, st[:cut], st[cut:])
+	if sel, err := foldSummaries(taker, historySums); err != nil || sel != nil {
+		// Folding reads summaries again, which frees the least per token
+		// read; once summary sizes are known, the fold waits while the
+		// task's steps alone reach the target.
+		stepsSel, fits, serr := taker(eligible, 1)
+		if err == nil && serr == nil && stepsSel != nil && fits && c.sizes.observed() {
+			return Plan{Tier: TierCurrentTaskSteps, Indices: stepsSel}, nil
+		}
+		return Plan{Tier: TierHistoricalSummaries, Indices: sel}, err
+	}
+	if len(eligible) > 0 {
 		sel, fits, err := taker(eligible, 1)
 		if err == nil && sel != nil && !fits && c.sizes.observed() {
 			sel, err = c.foldInto(taker, sel, eligible, taskSums)

@@ -189,3 +189,34 @@ func TestPlanFoldsHistorySummaryIntoShortTurns(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanDefersFoldWhileStepsSuffice: with summary sizes known, two history
+// summaries are not folded while the current task's steps alone reach the
+// target; a fresh compactor folds first, as the reference's tier order says.
+func TestPlanDefersFoldWhileStepsSuffice(t *testing.T) {
+	t.Parallel()
+	msgs := []*schema.Message{sys("rules"), summary(rep("first history ", 20), 4), summary(rep("second history ", 20), 4),
+		user("current task"),
+		call("c1"), result("c1", rep("first result ", 40)),
+		call("c2"), result("c2", "newest"),
+	}
+	target := count(fc1, slices.Concat(msgs[:4], msgs[6:])...) + 40
+	tests := []struct {
+		name     string
+		evidence bool
+		wantTier string
+	}{
+		{"fresh: tier order", false, TierHistoricalSummaries},
+		{"sizes known: the steps", true, TierCurrentTaskSteps},
+	}
+	for _, tc := range tests {
+		c, _, _ := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(20)})
+		if tc.evidence {
+			c.sizes.observe(400, 20)
+		}
+		p, err := c.Plan(context.Background(), msgs, target, fc1)
+		if err != nil || p.Tier != tc.wantTier {
+			t.Errorf("%s: plan %+v, %v; want tier %s", tc.name, p, err, tc.wantTier)
+		}
+	}
+}
