@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
@@ -26,33 +25,6 @@ func BenchmarkCounter(b *testing.B) {
 			b.SetBytes(TextBytes(msgs))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := c.Count(ctx, msgs, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// BenchmarkCountAfterGC is the approximate counter's count of a conversation
-// it has seen, right after a garbage collection: its cache then checks every
-// remembered message through its weak pointer, which it skips between
-// collections (BenchmarkNoTrigger's steady state). The collection itself is
-// not timed.
-func BenchmarkCountAfterGC(b *testing.B) {
-	ctx := context.Background()
-	c := compaction.DefaultCounter()
-	for _, n := range benchSizes {
-		msgs := fixture(n, false)
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			if _, err := c.Count(ctx, msgs, nil); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for range b.N {
-				b.StopTimer()
-				runtime.GC()
-				b.StartTimer()
 				if _, err := c.Count(ctx, msgs, nil); err != nil {
 					b.Fatal(err)
 				}
