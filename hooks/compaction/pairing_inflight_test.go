@@ -1,15 +1,10 @@
 package compaction
 
 import (
-	"context"
-	"errors"
-	"log/slog"
 	"slices"
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
-
-	"github.com/einocompact/einocompact/hooks"
 )
 
 // TestHookRefusesDroppingTheLastResults: a call is only in flight when it
@@ -32,22 +27,7 @@ func TestHookRefusesDroppingTheLastResults(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: &hookRecorder{reply: tc.reply}, ContextWindow: 100,
-				CompactAt: 0.03, CompactTo: 0.02, TokenCounter: fc1, Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := &hooks.State{Messages: tc.input}
-			r, err := h.Decide(context.Background(), st)
-			if tc.wantErr != nil {
-				if !errors.Is(err, tc.wantErr) || !slices.Equal(st.Messages, tc.input) {
-					t.Fatalf("Decide = %v (messages changed: %v), want %v and the state as it was", err, !slices.Equal(st.Messages, tc.input), tc.wantErr)
-				}
-				return
-			}
-			if err != nil || !r.Compacted {
-				t.Fatalf("Decide = %v, compacted %v; want the compaction applied", err, r.Compacted)
-			}
+			decideWithReply(t, tc.input, tc.reply, tc.wantErr)
 		})
 	}
 }

@@ -40,22 +40,30 @@ func TestHookPairingGuardComparesByPosition(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: &hookRecorder{reply: tc.reply}, ContextWindow: 100,
-				CompactAt: 0.03, CompactTo: 0.02, TokenCounter: fc1, Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := &hooks.State{Messages: in}
-			r, err := h.Decide(context.Background(), st)
-			if tc.wantErr != nil {
-				if !errors.Is(err, tc.wantErr) || !slices.Equal(st.Messages, in) {
-					t.Fatalf("Decide = %v (messages changed: %v), want %v and the state as it was", err, !slices.Equal(st.Messages, in), tc.wantErr)
-				}
-				return
-			}
-			if err != nil || !r.Compacted {
-				t.Fatalf("Decide = %v, compacted %v; want the compaction applied", err, r.Compacted)
-			}
+			decideWithReply(t, in, tc.reply, tc.wantErr)
 		})
+	}
+}
+
+// decideWithReply runs a hook whose compactor answers reply on input, and
+// checks that it is refused with wantErr, state untouched, or (wantErr nil)
+// applied.
+func decideWithReply(t *testing.T, input, reply []*schema.Message, wantErr error) {
+	t.Helper()
+	h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: &hookRecorder{reply: reply}, ContextWindow: 100,
+		CompactAt: 0.03, CompactTo: 0.02, TokenCounter: fc1, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &hooks.State{Messages: input}
+	r, err := h.Decide(context.Background(), st)
+	if wantErr != nil {
+		if !errors.Is(err, wantErr) || !slices.Equal(st.Messages, input) {
+			t.Fatalf("Decide = %v (messages changed: %v), want %v and the state as it was", err, !slices.Equal(st.Messages, input), wantErr)
+		}
+		return
+	}
+	if err != nil || !r.Compacted {
+		t.Fatalf("Decide = %v, compacted %v; want the compaction applied", err, r.Compacted)
 	}
 }

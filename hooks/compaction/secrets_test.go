@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino-ext/components/model/openai"
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 )
 
@@ -41,19 +42,7 @@ func TestSecretsAPIKeyNeverInLogsOrErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var logs bytes.Buffer
-			log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			c, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{
-				ChatModel: chat, RaiseOnFailure: raise, ApproximateSummaryTokens: new(1), Logger: log})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: c, ContextWindow: 500, TokenCounter: fc1, Logger: log})
-			if err != nil {
-				t.Fatal(err)
-			}
-			msgs := []*schema.Message{sys("rules"), user("old"), asst(rep("old answer ", 40)), user("task"), call("c1"), result("c1", "r")}
-			_, runErr := hkRun(t, h, msgs)
+			logs, runErr := secretsRun(t, chat, raise)
 			srv.Close()
 
 			if !sawKey.Load() {
@@ -65,12 +54,33 @@ func TestSecretsAPIKeyNeverInLogsOrErrors(t *testing.T) {
 			if runErr != nil && strings.Contains(runErr.Error(), key) {
 				t.Errorf("%s: the API key is in the returned error: %v", name, runErr)
 			}
-			if strings.Contains(logs.String(), key) || strings.Contains(logs.String(), key[len(key)-12:]) {
-				t.Errorf("%s: the API key is in the logs:\n%s", name, logs.String())
+			if strings.Contains(logs, key) || strings.Contains(logs, key[len(key)-12:]) {
+				t.Errorf("%s: the API key is in the logs:\n%s", name, logs)
 			}
-			if !raise && !strings.Contains(logs.String(), "500") {
-				t.Errorf("%s: the failure was not logged with its cause:\n%s", name, logs.String())
+			if !raise && !strings.Contains(logs, "500") {
+				t.Errorf("%s: the failure was not logged with its cause:\n%s", name, logs)
 			}
 		}
 	}
+}
+
+// secretsRun runs a summarizing hook over chat on a conversation that needs
+// compaction, logging at debug level, and returns the log text and the
+// hook's error.
+func secretsRun(t *testing.T, chat model.BaseChatModel, raise bool) (string, error) {
+	t.Helper()
+	var logs bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{
+		ChatModel: chat, RaiseOnFailure: raise, ApproximateSummaryTokens: new(1), Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: c, ContextWindow: 500, TokenCounter: fc1, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []*schema.Message{sys("rules"), user("old"), asst(rep("old answer ", 40)), user("task"), call("c1"), result("c1", "r")}
+	_, runErr := hkRun(t, h, msgs)
+	return logs.String(), runErr
 }
