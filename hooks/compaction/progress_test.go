@@ -220,3 +220,27 @@ func TestPlanDefersFoldWhileStepsSuffice(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactStopsRatherThanOvershoot: after a round leaves the conversation
+// a little above the target, a follow-up round whose only choice is a large
+// step, which would land far further below the target, is not made: that
+// step stays verbatim.
+func TestCompactStopsRatherThanOvershoot(t *testing.T) {
+	t.Parallel()
+	msgs := []*schema.Message{sys("rules"), user(rep("question ", 30)), asst(rep("answer ", 30)),
+		user("task"), call("big"), result("big", rep("x", 4000)), call("n"), result("n", "ok")}
+	c, _, rounds := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(10)})
+	// Above the target after the first round by more than 5 %, far less
+	// than the big step would free.
+	target := count(fc1, msgs...) - count(fc1, msgs[1], msgs[2]) + count(fc1, summary("s", 2)) - 300
+	out, err := c.Compact(context.Background(), msgs, target, fc1)
+	if err != nil || out == nil {
+		t.Fatalf("Compact = %v, %v", out, err)
+	}
+	if len(*rounds) != 1 || (*rounds)[0].Tier != TierHistoricalTurns {
+		t.Errorf("rounds %+v, want only the historical turn", scRounds(*rounds))
+	}
+	if !slices.Contains(out, msgs[5]) {
+		t.Error("the large step was summarized to close a small gap")
+	}
+}

@@ -222,6 +222,15 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 		if plan.Empty() {
 			break
 		}
+		if summarized {
+			over, err := c.overshoots(ctx, compacted, plan, current, target, counter)
+			if err != nil {
+				return nil, withCtxErr(ctx, err)
+			}
+			if over {
+				break
+			}
+		}
 		next, after, err := c.round(ctx, compacted, plan, current, counter)
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, fmt.Errorf("compaction: summarization cancelled: %w", errors.Join(cerr, err))

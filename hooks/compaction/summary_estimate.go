@@ -149,3 +149,21 @@ func (c *SummarizationCompactor) learn(ctx context.Context, messages []*schema.M
 	c.sizes.observe(in, out)
 	return nil
 }
+
+// overshoots reports whether a follow-up round would land further below the
+// target than the conversation now stands above it: its smallest selection
+// is one large group (a big tool result) that closes a small gap. The
+// compaction then stops above the target, keeping that group verbatim; the
+// next compaction comes a little earlier instead.
+func (c *SummarizationCompactor) overshoots(ctx context.Context, messages []*schema.Message, plan Plan, current, target int, counter TokenCounter) (bool, error) {
+	replaced := make([]*schema.Message, len(plan.Indices))
+	for n, i := range plan.Indices {
+		replaced[n] = messages[i]
+	}
+	in, err := counter.Count(ctx, replaced, nil)
+	if err != nil {
+		return false, fmt.Errorf("compaction: measuring a planned round: %w", err)
+	}
+	after := current - in + c.estimate(in)
+	return target-after > current-target, nil
+}
