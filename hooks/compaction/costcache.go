@@ -54,10 +54,12 @@ import (
 // messages after they were counted must count with
 // ApproximateConfig.DisableCache.
 //
-// Bound: at most max entries over all sequences. When a store would exceed
-// it, the sequences whose first two messages were collected (nothing can
-// match them again) are dropped; if that leaves more than three quarters,
-// everything is, so a working set that moved on refills within one count.
+// Bound: at most max entries over all sequences. A sequence keeps the first
+// max messages of a longer conversation; the rest is measured on every
+// count. When a store would exceed the bound, the sequences whose first two
+// messages were collected (nothing can match them again) are dropped; if
+// that leaves more than three quarters, everything is, so a working set that
+// moved on refills within one count.
 // Conversations shorter than minCachedRun are not remembered: they cost
 // little to measure, and the hook's count of the messages since the last
 // reply (when usage is known) would otherwise fill the cache with sequences
@@ -146,8 +148,12 @@ func (c *costCache) sum(messages []*schema.Message, measure func(*schema.Message
 		}
 		return total
 	}
-	fresh := make([]costEntry, 0, len(messages)-len(prefix))
-	for _, m := range messages[len(prefix):] {
+	// A sequence holds at most max entries: past that, messages are
+	// measured on every count, and no entry is made that could not be kept.
+	rest := messages[len(prefix):]
+	kept := rest[:min(len(rest), max(c.max-len(prefix), 0))]
+	fresh := make([]costEntry, 0, len(kept))
+	for _, m := range kept {
 		e := costEntry{addr: addr(m), cost: measure(m)}
 		if m != nil {
 			e.msg, e.print = weak.Make(m), fingerprint(m)
@@ -155,7 +161,15 @@ func (c *costCache) sum(messages []*schema.Message, measure func(*schema.Message
 		total = total.Add(e.cost)
 		fresh = append(fresh, e)
 	}
-	c.store(key, seq, prefix, fresh, gcs, gcsOK)
+	for _, m := range rest[len(kept):] {
+		total = total.Add(measure(m))
+	}
+	switch {
+	case len(fresh) > 0:
+		c.store(key, seq, prefix, fresh, gcs, gcsOK)
+	case checked:
+		c.recordChecked(key, seq, gcs, len(prefix))
+	}
 	return total
 }
 

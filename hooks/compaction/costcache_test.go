@@ -119,6 +119,33 @@ func TestCostCacheFollowsNewMessagesOnly(t *testing.T) {
 	}
 }
 
+// TestCostCacheLongerThanItsBound: a conversation longer than the bound
+// keeps its first max messages remembered and measures the rest each time.
+func TestCostCacheLongerThanItsBound(t *testing.T) {
+	t.Parallel()
+	c, plain := cachedAndPlain(t, 4, 16)
+	msgs := randomMessages(rand.New(rand.NewPCG(7, 8)), 20)
+	measured := 0
+	measure := func(m *schema.Message) Cost { measured++; return c.cost(new(runeTally), m) }
+	for round := range 3 {
+		measured = 0
+		got := c.costs.sum(msgs, measure)
+		var want Cost
+		for _, m := range msgs {
+			want = want.Add(plain.MessageCost(m))
+		}
+		if got != want {
+			t.Fatalf("round %d: sum %+v, uncached %+v", round, got, want)
+		}
+		if wantMeasured := map[bool]int{true: 20, false: 4}[round == 0]; measured != wantMeasured {
+			t.Errorf("round %d measured %d messages, want %d", round, measured, wantMeasured)
+		}
+		if n := c.costs.len(); n != 16 {
+			t.Errorf("round %d: cache holds %d entries, want its bound, 16", round, n)
+		}
+	}
+}
+
 // TestCostCacheKeepsNothingAlive: counted messages are collected once the
 // caller drops them, and the cache then matches nothing at their addresses,
 // so the conversations allocated afterwards (where the old addresses are
