@@ -17,7 +17,7 @@ import (
 // A dead summarizer then costs one attempt every few calls instead of one
 // per call.
 const (
-	backoffGrowth = 0.05
+	backoffGrowth = 0.10
 	backoffSteps  = 8
 	// backoffMemory bounds how many conversations the hook remembers.
 	backoffMemory = 4096

@@ -13,12 +13,12 @@ import (
 
 // TestHookBacksOffAfterFailedCompaction: after a triggered compaction that
 // did not apply, the same conversation is not compacted again until it has
-// grown by 5% of the window or 8 calls have passed, unless the coming call
+// grown by 10% of the window or 8 calls have passed, unless the coming call
 // would exceed the window; a success ends the backoff, and another
 // conversation is not held back.
 func TestHookBacksOffAfterFailedCompaction(t *testing.T) {
 	t.Parallel()
-	const window = 1000 // trigger 700; 5% growth = 50 tokens
+	const window = 1000 // trigger 700; 10% growth = 100 tokens
 	type call struct {
 		conv  int // which conversation
 		size  int // its size in fc1 tokens
@@ -39,8 +39,8 @@ func TestHookBacksOffAfterFailedCompaction(t *testing.T) {
 			wantOver:  []bool{false, false, false, false, false},
 		},
 		{
-			name:      "fails: retried once grown by 5% of the window",
-			calls:     []call{{0, 720, 0, false}, {0, 769, 1, false}, {0, 770, 2, false}, {0, 800, 3, false}},
+			name:      "fails: retried once grown by 10% of the window",
+			calls:     []call{{0, 720, 0, false}, {0, 819, 1, false}, {0, 820, 2, false}, {0, 850, 3, false}},
 			wantTries: []bool{true, false, true, false},
 			wantOver:  []bool{false, false, false, false},
 		},
@@ -52,7 +52,7 @@ func TestHookBacksOffAfterFailedCompaction(t *testing.T) {
 		},
 		{
 			name:      "a success ends the backoff; other conversations are not held",
-			calls:     []call{{0, 720, 0, false}, {1, 720, 0, true}, {0, 721, 1, false}, {0, 770, 2, true}, {0, 765, 3, true}},
+			calls:     []call{{0, 720, 0, false}, {1, 720, 0, true}, {0, 721, 1, false}, {0, 820, 2, true}, {0, 765, 3, true}},
 			wantTries: []bool{true, true, false, true, true},
 			wantOver:  []bool{false, false, false, false, false},
 		},

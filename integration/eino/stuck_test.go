@@ -2,6 +2,7 @@ package einoint_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -191,5 +192,85 @@ func TestStuckCompactionMakesProgress(t *testing.T) {
 	// it: at most one refused round per triggered compaction.
 	if got, limit := int(sum.calls.Load()), 2*len(reports); got > limit {
 		t.Errorf("summarizer called %d times for %d triggered compactions", got, len(reports))
+	}
+}
+
+// deadModel is a summarizer whose provider is down.
+type deadModel struct{ model.BaseChatModel }
+
+func (deadModel) Generate(context.Context, []*schema.Message, ...model.Option) (*schema.Message, error) {
+	return nil, errors.New("summarizer endpoint: 503 service unavailable")
+}
+
+// TestDeadSummarizerBacksOff: with a summarizer that always fails and
+// RaiseOnFailure false, the run goes on, and the hook does not ask the
+// summarizer again at every model call once compaction has failed: it
+// waits until the conversation grows by a tenth of the window.
+func TestDeadSummarizerBacksOff(t *testing.T) {
+	t.Parallel()
+	const window, steps = 6000, 27 // each step adds about 200 tokens: a retry every third call
+	ctx := context.Background()
+	var calls atomic.Int32
+	srv := openaitest.Start(t, openaitest.WithPromptUsage(func(*openaitest.Request) (*openaitest.Reply, error) {
+		n := calls.Add(1)
+		if n > steps {
+			return openaitest.Text("fixed"), nil
+		}
+		return openaitest.Call(openaitest.Fn(fmt.Sprintf("call_%d", n), "read_file", fmt.Sprintf(`{"path":"f%d.go"}`, n))), nil
+	}))
+	agentModel, err := srv.ChatModel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := &countingModel{BaseChatModel: deadModel{}}
+	comp, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{ChatModel: sum, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var triggered, backedOff int
+	hook, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
+		Compactor: comp, ContextWindow: window, Logger: slog.New(slog.DiscardHandler),
+		Observer: compaction.ObserverFunc(func(_ context.Context, r compaction.Report) {
+			mu.Lock()
+			defer mu.Unlock()
+			triggered++
+			if r.BackedOff {
+				backedOff++
+			}
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mw, err := einoint.NewHookMiddleware(hook, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name: "coder", Description: "fixes code", Instruction: "You are a coding agent.", Model: agentModel,
+		ToolsConfig:   adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{stuckTool{}}}},
+		Handlers:      []adk.ChatModelAgentMiddleware{mw},
+		MaxIterations: 40,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: ag}).Run(ctx, []*schema.Message{schema.UserMessage("fix it")})
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if ev.Err != nil {
+			t.Fatalf("run failed although RaiseOnFailure is false: %v", ev.Err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	attempts := int(sum.calls.Load())
+	if triggered < 4 || backedOff == 0 || attempts != triggered-backedOff || attempts > (triggered+1)/2 {
+		t.Errorf("%d triggered calls, %d backed off, %d summarizer calls: want the failed compaction retried at most every second call",
+			triggered, backedOff, attempts)
 	}
 }
