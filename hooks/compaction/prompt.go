@@ -92,7 +92,8 @@ func Transcript(messages []*schema.Message, indices []int) string {
 // and part texts, tool names, call ids and arguments, attachment
 // placeholders) passed through cut, when not nil, before it is indented. It
 // also returns how many messages had a text cut. Earlier summaries are shown
-// whole: compaction wrote them, to a known size.
+// whole, as compaction wrote them to a known size, except for their ledger
+// block (see withoutLedgerBlock).
 func transcript(messages []*schema.Message, indices []int, cut *textCutter) (string, int) {
 	var b strings.Builder
 	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, Text: indentContinuation}
@@ -109,7 +110,7 @@ func transcript(messages []*schema.Message, indices []int, cut *textCutter) (str
 		if IsStrategy(m, StrategySummarization) {
 			b.WriteString(summaryEntry)
 			b.WriteString("\n")
-			b.WriteString(entryLookalike.ReplaceAllString(summaryBody(m), "($1)"))
+			b.WriteString(entryLookalike.ReplaceAllString(withoutLedgerBlock(summaryBody(m)), "($1)"))
 			continue
 		}
 		cuts := cut.count()
@@ -148,3 +149,15 @@ func summaryBody(m *schema.Message) string {
 }
 
 func neutralise(s string) string { return spotlight.Escape(s, transcriptTag) }
+
+// withoutLedgerBlock cuts the identifier ledger's block off a summary's text.
+// The summarizer does not need to read it again when the summary is folded:
+// the ledger carries those values into the next summary itself (from the
+// marker and the block, see ledger.collect), so showing them cost summarizer
+// input on every fold for nothing.
+func withoutLedgerBlock(body string) string {
+	if i := strings.LastIndex(body, "\n"+ledgerHeading+"\n"); i >= 0 {
+		return strings.TrimRight(body[:i], "\n")
+	}
+	return body
+}
