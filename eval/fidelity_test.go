@@ -92,7 +92,7 @@ func TestFidelity(t *testing.T) {
 		ledger *compaction.LedgerConfig
 	}{
 		{"ledger off", &compaction.LedgerConfig{Disabled: true}},
-		{"ledger default (256 tokens, 200 remembered)", nil},
+		{"ledger default (a quarter of the target, 200 remembered)", nil},
 		{"ledger tuned (3072 tokens, 400 remembered)", &tunedLedger},
 	}
 	runs := make([]Labeled, len(configs))

@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
@@ -68,5 +69,66 @@ func TestLedgerIgnoresSummaryTags(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != "internal/store/cache.go" {
 		t.Errorf("identifiers of a folded summary: %q, want only the path it mentions", got)
+	}
+}
+
+// A folded summary's ledger block is the ledger's to carry, not the
+// summarizer's to read again: the transcript shows the summary without it,
+// and the next round's ledger still finds every value it listed.
+func TestTranscriptLeavesAFoldedLedgerBlockOut(t *testing.T) {
+	t.Parallel()
+	lost := []string{"internal/store/orders/ledger_12.go", "3f2a9c1d7e", "b7e4c2a0-1d3f-4e5a-9b8c-7d6e5f4a3b2c"}
+	body := "## Work completed\n- fixed the export\n\n" + ledgerHeading
+	for _, v := range lost {
+		body += "\n- " + v
+	}
+	msgs := []*schema.Message{summary(body, 4), user("go on")}
+	text, _ := transcript(msgs, []int{0, 1}, nil)
+	if !strings.Contains(text, "fixed the export") {
+		t.Fatalf("the summary's own text is missing from the transcript:\n%s", text)
+	}
+	for _, v := range append(lost, ledgerHeading) {
+		if strings.Contains(text, v) {
+			t.Errorf("the transcript shows %q of the folded ledger block:\n%s", v, text)
+		}
+	}
+	l, _ := newLedger(nil)
+	found := map[string]bool{}
+	for _, e := range l.collect(msgs, []int{0, 1}) {
+		found[e.value] = true
+	}
+	for _, v := range lost {
+		if !found[v] {
+			t.Errorf("the next round's ledger lost %q (found %v)", v, found)
+		}
+	}
+}
+
+// The default cap follows the compaction's target, between its floor and
+// what the marker can remember; a configured cap is kept as it is.
+func TestLedgerCapFollowsTheTarget(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		cfg    *LedgerConfig
+		target int
+		want   int
+	}{
+		{nil, 0, 256},
+		{nil, 800, 256},
+		{nil, 4000, 1000},
+		{nil, 6400, 1600},
+		{nil, 12800, 1600},
+		{&LedgerConfig{MaxRemembered: 400}, 12800, 3200},
+		{&LedgerConfig{MaxRemembered: 10}, 12800, 256},
+		{&LedgerConfig{MaxTokens: 300}, 12800, 300},
+	}
+	for _, tc := range cases {
+		l, err := newLedger(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.capFor(tc.target); got != tc.want {
+			t.Errorf("capFor(%d) with %+v = %d, want %d", tc.target, tc.cfg, got, tc.want)
+		}
 	}
 }

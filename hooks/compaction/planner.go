@@ -464,12 +464,12 @@ func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, tar
 		if err != nil {
 			return nil, false, err
 		}
-		fits = left+c.estimate(input) <= target
-		if len(sizes) >= least && fits && c.pays(input) {
+		fits = left+c.estimate(input, target) <= target
+		if len(sizes) >= least && fits && c.pays(input, target) {
 			break
 		}
 	}
-	if !c.pays(input) {
+	if !c.pays(input, target) {
 		return nil, false, nil
 	}
 	taken := groups[:len(sizes)]
@@ -499,7 +499,7 @@ func (c *SummarizationCompactor) trim(rest *remainder, taken [][]int, sizes []in
 		if err != nil {
 			return nil, false, err
 		}
-		if in := input - sizes[k]; left+c.estimate(in) <= target && c.pays(in) {
+		if in := input - sizes[k]; left+c.estimate(in, target) <= target && c.pays(in, target) {
 			keep[k], input = false, in
 			count--
 			continue

@@ -231,7 +231,7 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 				break
 			}
 		}
-		next, after, err := c.round(ctx, compacted, plan, current, counter)
+		next, after, err := c.round(ctx, compacted, plan, current, target, counter)
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, fmt.Errorf("compaction: summarization cancelled: %w", errors.Join(cerr, err))
 		}
@@ -280,9 +280,9 @@ const closeEnough = 20
 
 // round asks the chat model for one summary and swaps it in, reporting the
 // round to the CompactionHook's Report (ReportRound) and to OnRound.
-func (c *SummarizationCompactor) round(ctx context.Context, messages []*schema.Message, plan Plan, before int, counter TokenCounter) ([]*schema.Message, int, error) {
+func (c *SummarizationCompactor) round(ctx context.Context, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter) ([]*schema.Message, int, error) {
 	rep := Round{Tier: plan.Tier, Indices: plan.Indices, TokensBefore: before, Model: c.model, Attempts: 1}
-	next, after, err := c.summarize(ctx, messages, plan, before, counter, &rep)
+	next, after, err := c.summarize(ctx, messages, plan, before, target, counter, &rep)
 	rep.TokensAfter, rep.Err = after, err
 	ReportRound(ctx, rep)
 	if c.onRound != nil {
@@ -291,7 +291,7 @@ func (c *SummarizationCompactor) round(ctx context.Context, messages []*schema.M
 	return next, after, err
 }
 
-func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*schema.Message, plan Plan, before int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
+func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
 	entries := c.ledger.collect(messages, plan.Indices)
 	transcript, truncated, inputTokens, err := c.fitTranscript(ctx, messages, plan.Indices, counter)
 	if err != nil {
@@ -317,7 +317,9 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*sche
 	if err != nil {
 		return nil, 0, err
 	}
-	repaired, stats, fields, err := c.ledger.repair(ctx, text, entries, counter)
+	lg := c.ledger
+	lg.maxTokens = lg.capFor(target)
+	repaired, stats, fields, err := lg.repair(ctx, text, entries, counter)
 	if err != nil {
 		return nil, 0, countError{err}
 	}

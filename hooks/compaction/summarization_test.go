@@ -632,7 +632,7 @@ func TestSummarizationConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.minKeep != 1 || c.approx != 0 || c.prior(600) != 164 || c.prior(100_000) != 2048 || c.instruction != DefaultSummaryInstruction || c.log == nil || c.raise {
+	if c.minKeep != 1 || c.approx != 0 || c.prior(600, 0) != 164+256 || c.prior(100_000, 800) != 2048+256 || c.prior(100_000, 4_000) != 2048+1000 || c.prior(100_000, 40_000) != 2048+1600 || c.instruction != DefaultSummaryInstruction || c.log == nil || c.raise {
 		t.Errorf("defaults: minKeep %d approx %d raise %v", c.minKeep, c.approx, c.raise)
 	}
 	c, err = NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: m, MinKeepSteps: scInt(0),

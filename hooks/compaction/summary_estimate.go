@@ -106,18 +106,27 @@ const (
 	defaultSummaryMax   = 2048
 )
 
-// prior is the expected summary size before any reply has been seen.
-func (c *SummarizationCompactor) prior(input int) int {
+// prior is the expected summary size before any reply has been seen, for a
+// compaction to target tokens. The default prior counts the identifier
+// ledger's block at its cap: a first round that expects less lands above the
+// target and needs a second round, which reads more than the first one
+// taking a little extra would have.
+func (c *SummarizationCompactor) prior(input, target int) int {
 	if c.approx > 0 {
 		return c.approx
 	}
-	return min(defaultSummaryBase+max(input, 0)/defaultSummaryShare, defaultSummaryMax)
+	ledger := 0
+	if !c.ledger.off {
+		ledger = c.ledger.capFor(target)
+	}
+	return min(defaultSummaryBase+max(input, 0)/defaultSummaryShare, defaultSummaryMax) + ledger
 }
 
 // estimate is the size, in the compaction counter's tokens, that the summary
-// of input tokens of conversation is expected to have once it is in place.
-func (c *SummarizationCompactor) estimate(input int) int {
-	est, _ := c.sizes.estimate(c.prior(input), input)
+// of input tokens of conversation is expected to have once it is in place,
+// in a compaction to target tokens.
+func (c *SummarizationCompactor) estimate(input, target int) int {
+	est, _ := c.sizes.estimate(c.prior(input, target), input)
 	return est
 }
 
@@ -125,8 +134,8 @@ func (c *SummarizationCompactor) estimate(input int) int {
 // to make the conversation smaller. Only observed rounds can say no: the
 // configured ApproximateSummaryTokens guides how much a round takes, but is
 // no evidence that a small round fails.
-func (c *SummarizationCompactor) pays(input int) bool {
-	est, observed := c.sizes.estimate(c.prior(input), input)
+func (c *SummarizationCompactor) pays(input, target int) bool {
+	est, observed := c.sizes.estimate(c.prior(input, target), input)
 	return !observed || input > est
 }
 
@@ -164,6 +173,6 @@ func (c *SummarizationCompactor) overshoots(ctx context.Context, messages []*sch
 	if err != nil {
 		return false, fmt.Errorf("compaction: measuring a planned round: %w", err)
 	}
-	after := current - in + c.estimate(in)
+	after := current - in + c.estimate(in, target)
 	return target-after > current-target, nil
 }

@@ -192,7 +192,8 @@ type SummarizeConfig struct {
 type LedgerConfig struct {
 	// Enabled turns the ledger on. Default true.
 	Enabled bool `yaml:"enabled"`
-	// MaxTokens caps the appended block. Default 256; >= 1.
+	// MaxTokens caps the appended block. Default 0: sized from the
+	// compaction's target (compaction.LedgerConfig.MaxTokens); >= 0.
 	MaxTokens int `yaml:"max_tokens"`
 	// MaxRemembered caps the identifiers a summary's marker carries forward.
 	// Default 200; >= 1.
@@ -262,7 +263,7 @@ func DefaultConfig() *Config {
 				TokensPerFile:  1000,
 			},
 			Summarize: SummarizeConfig{MinKeepSteps: 1, ApproximateSummaryTokens: 1024,
-				Ledger: LedgerConfig{Enabled: true, MaxTokens: 256, MaxRemembered: 200}},
+				Ledger: LedgerConfig{Enabled: true, MaxRemembered: 200}},
 			Slide:    SlideConfig{MinKeepSteps: 1},
 			Prune:    PruneConfig{MinKeepSteps: 1, MinTokens: 200},
 			Pipeline: []string{StrategyPrune, StrategySummarize},

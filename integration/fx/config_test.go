@@ -107,7 +107,7 @@ func TestValidateNamesKeyAndValue(t *testing.T) {
 		{"encoding", func(c *Config) { c.Compaction.Counter.Kind, c.Compaction.Counter.Encoding = "tiktoken", "p50k" }, `compaction.counter.encoding = "p50k"`},
 		{"retries", func(c *Config) { c.Summarizer.Retries = -1 }, "summarizer.retries = -1"},
 		{"input cap", func(c *Config) { c.Compaction.Summarize.MaxSummarizerInputTokens = -5 }, "compaction.summarize.max_summarizer_input_tokens = -5"},
-		{"ledger cap", func(c *Config) { c.Compaction.Summarize.Ledger.MaxTokens = 0 }, "compaction.summarize.ledger.max_tokens = 0"},
+		{"ledger cap", func(c *Config) { c.Compaction.Summarize.Ledger.MaxTokens = -1 }, "compaction.summarize.ledger.max_tokens = -1"},
 		{"retry delay", func(c *Config) { c.Summarizer.RetryBaseDelay = 0 }, "summarizer.retry_base_delay"},
 		{"attempt timeout", func(c *Config) { c.Summarizer.AttemptTimeout = -1 }, "summarizer.attempt_timeout"},
 		{"chars per token", func(c *Config) { c.Compaction.Counter.CharsPerToken = 0 }, "compaction.counter.chars_per_token = 0"},

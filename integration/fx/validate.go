@@ -110,8 +110,8 @@ func (c CompactionConfig) validate(v *validator) {
 	if c.Summarize.MaxSummarizerInputTokens < 0 {
 		v.add("compaction.summarize.max_summarizer_input_tokens", c.Summarize.MaxSummarizerInputTokens, "must be at least 0 (0 = no cap)")
 	}
-	if c.Summarize.Ledger.MaxTokens < 1 {
-		v.add("compaction.summarize.ledger.max_tokens", c.Summarize.Ledger.MaxTokens, "must be at least 1")
+	if c.Summarize.Ledger.MaxTokens < 0 {
+		v.add("compaction.summarize.ledger.max_tokens", c.Summarize.Ledger.MaxTokens, "must be at least 0 (0 = sized from the target)")
 	}
 	if c.Summarize.Ledger.MaxRemembered < 1 {
 		v.add("compaction.summarize.ledger.max_remembered", c.Summarize.Ledger.MaxRemembered, "must be at least 1")
