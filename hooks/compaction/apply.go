@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -75,14 +76,27 @@ func newSummary(text string, n int, fields map[string]any) *schema.Message {
 func escapeSummaryTags(text string) string { return spotlight.Escape(text, summaryTag) }
 
 // replaceWithSummary returns a new conversation in which the messages at indices are
-// gone and summary sits where the first of them was; everything else keeps
-// its order. messages itself is not touched.
+// gone and summary sits where the first of them was, or, when they lie on
+// both sides of the current request, where the first of them after it was:
+// a summary of earlier turns and of steps taken for the request follows the
+// request, which keeps its place. Everything else keeps its order. messages
+// itself is not touched.
 func replaceWithSummary(messages []*schema.Message, indices []int, summary *schema.Message) []*schema.Message {
+	from := 0
+	if task := planRegionsOf(messages).task; task >= 0 && slices.Min(indices) < task && slices.Max(indices) > task {
+		from = task + 1
+	}
 	drop := make([]bool, len(messages))
-	first := len(messages)
+	first, atFrom := len(messages), len(messages)
 	for _, i := range indices {
 		drop[i] = true
 		first = min(first, i)
+		if i >= from {
+			atFrom = min(atFrom, i)
+		}
+	}
+	if atFrom < len(messages) {
+		first = atFrom
 	}
 	out := make([]*schema.Message, 0, len(messages)-len(indices)+1)
 	for i, m := range messages {

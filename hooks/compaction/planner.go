@@ -307,18 +307,21 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 
 	st := taskSteps(messages, r, seq)
 	historySums := summariesIn(messages, r.systemEnd, r.historyEnd())
+	cut := max(len(st)-c.minKeep, 0)
+	eligible := keepPairs(messages, st[:cut], st[cut:])
 	if ts := keepPairs(messages, turnUnits(messages, historicalTurns(messages, r, seq)), st); len(ts) > 0 {
 		sel, fits, err := taker(ts, 1)
 		if err == nil && sel != nil && !fits && c.sizes.observed() {
+			if p, ok, err := c.acrossRequest(taker, ts, historySums, eligible, r); err != nil || ok {
+				return p, err
+			}
 			sel, err = c.foldInto(taker, sel, ts, historySums)
 		}
 		if err != nil || sel != nil {
 			return Plan{Tier: TierHistoricalTurns, Indices: sel}, err
 		}
 	}
-	cut := max(len(st)-c.minKeep, 0)
 	taskSums := summariesIn(messages, r.taskStart(), len(messages))
-	eligible := keepPairs(messages, st[:cut], st[cut:])
 	if sel, err := foldSummaries(taker, historySums); err != nil || sel != nil {
 		// Folding reads summaries again, which frees the least per token
 		// read; once summary sizes are known, the fold waits while the
@@ -342,6 +345,29 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 		return Plan{Tier: TierCurrentTaskSummaries, Indices: sel}, err
 	}
 	return Plan{}, nil
+}
+
+// acrossRequest plans one round over the history and the oldest steps of
+// the current task, for a compaction that the history alone cannot bring to
+// the target. Two rounds (the history, then the steps) each pay the
+// instruction and a summary's fixed part, and leave two summaries, each with
+// its ledger block, in the room the recent work needs. The one summary goes
+// after the current request, where the first replaced step was: the request
+// stays verbatim and in its place, and the summary tells what came before
+// it and what was done for it so far. The reference plans the two rounds;
+// this applies once the compactor has seen its summarizer's replies.
+// ok is false when the history with its summaries reaches the target after
+// all, or no step can be taken.
+func (c *SummarizationCompactor) acrossRequest(taker func([][]int, int) ([]int, bool, error), turns [][]int, sums []int, steps [][]int, r planRegions) (Plan, bool, error) {
+	if len(steps) == 0 || r.task < 0 {
+		return Plan{}, false, nil
+	}
+	groups := append(withSummaries(turns, sums), steps...)
+	sel, _, err := taker(groups, 1)
+	if err != nil || sel == nil || slices.Max(sel) < r.task {
+		return Plan{}, false, err
+	}
+	return Plan{Tier: TierCurrentTaskSteps, Indices: sel}, true, nil
 }
 
 // foldSummaries picks summaries to merge: as many as the target asks for, but

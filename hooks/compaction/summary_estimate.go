@@ -159,11 +159,20 @@ func (c *SummarizationCompactor) learn(ctx context.Context, messages []*schema.M
 	return nil
 }
 
-// overshoots reports whether a follow-up round would land further below the
-// target than the conversation now stands above it: its smallest selection
-// is one large group (a big tool result) that closes a small gap. The
-// compaction then stops above the target, keeping that group verbatim; the
-// next compaction comes a little earlier instead.
+// followUpShare: near the target, a follow-up round must be expected to
+// close at least 1/followUpShare of the gap between the conversation and the
+// target.
+const followUpShare = 4
+
+// overshoots reports whether a follow-up round is not worth its summarizer
+// call: it would land further below the target than the conversation now
+// stands above it (its smallest selection is one large group, a big tool
+// result, that closes a small gap), or, with the conversation within
+// 1/followUpShare of the target, it is expected to close less than
+// 1/followUpShare of the gap (all that is left to take is a step or two,
+// whose summary costs about what they do: such rounds were refused as not
+// smaller, or kept by dropping their ledger block). The compaction then stops
+// above the target; the next compaction comes a little earlier instead.
 func (c *SummarizationCompactor) overshoots(ctx context.Context, messages []*schema.Message, plan Plan, current, target int, counter TokenCounter) (bool, error) {
 	replaced := make([]*schema.Message, len(plan.Indices))
 	for n, i := range plan.Indices {
@@ -174,5 +183,7 @@ func (c *SummarizationCompactor) overshoots(ctx context.Context, messages []*sch
 		return false, fmt.Errorf("compaction: measuring a planned round: %w", err)
 	}
 	after := current - in + c.estimate(in, target)
-	return target-after > current-target, nil
+	gap := current - target
+	near := gap <= target/followUpShare
+	return target-after > gap || (near && current-after < gap/followUpShare), nil
 }
