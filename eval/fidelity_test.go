@@ -39,7 +39,7 @@ func evalCompactor(t *testing.T, ledger *compaction.LedgerConfig) (compaction.Co
 	}
 	rc := &RoundCounter{}
 	c, err := compaction.NewSummarizationCompactor(context.Background(), &compaction.SummarizationConfig{
-		ChatModel: model, OnRound: rc.Observe, RaiseOnFailure: true, Ledger: ledger,
+		ChatModel: model, OnRound: rc.Observe, Ledger: ledger,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,8 @@ func runCorpus(t *testing.T, ledger *compaction.LedgerConfig) []Result {
 
 // checkCompaction asserts what every configuration must achieve: each
 // trajectory outgrows the window, is compacted below the trigger without a
-// failed round, and the counts are consistent.
+// failed round (one refused as not smaller is planned around, as the
+// compactor's defaults do, and counted), and the counts are consistent.
 func checkCompaction(t *testing.T, label string, results []Result) {
 	t.Helper()
 	trigger := int(16000 * 0.7)

@@ -61,7 +61,11 @@ type Result struct {
 
 	Compactions  int // Compact calls that returned a new conversation
 	Rounds       int // successful summarizer rounds
-	FailedRounds int
+	FailedRounds int // rounds that failed for any reason but RefusedRounds'
+	// RefusedRounds are rounds whose summary did not make the conversation
+	// smaller (compaction.ErrSummaryNotSmaller): the compactor plans around
+	// them and goes on, unless RaiseOnFailure is set.
+	RefusedRounds int
 }
 
 // Run replays each trajectory step by step: after every step, when the
@@ -128,7 +132,7 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 		}
 	}
 	done := roundsOf(cfg).minus(before)
-	res.Rounds, res.FailedRounds, res.Ledger = done.OK, done.Failed, done.Identifiers
+	res.Rounds, res.FailedRounds, res.RefusedRounds, res.Ledger = done.OK, done.Failed, done.Refused, done.Identifiers
 
 	final := compaction.Render(conv, compaction.RenderOptions{ToolCallIDs: true})
 	present := make(map[*schema.Message]bool, len(conv))
@@ -241,12 +245,13 @@ func checkNoOrphans(conv []*schema.Message) error {
 
 // RoundTotals sums summarizer rounds.
 type RoundTotals struct {
-	OK, Failed  int                        // rounds with and without a summary applied
+	OK, Failed  int                        // rounds with a summary applied, and failed ones but the refused
+	Refused     int                        // rounds whose summary was not smaller (ErrSummaryNotSmaller)
 	Identifiers compaction.IdentifierStats // Round.Identifiers summed over every round
 }
 
 func (a RoundTotals) minus(b RoundTotals) RoundTotals {
-	return RoundTotals{OK: a.OK - b.OK, Failed: a.Failed - b.Failed, Identifiers: compaction.IdentifierStats{
+	return RoundTotals{OK: a.OK - b.OK, Failed: a.Failed - b.Failed, Refused: a.Refused - b.Refused, Identifiers: compaction.IdentifierStats{
 		Found:    a.Identifiers.Found - b.Identifiers.Found,
 		Survived: a.Identifiers.Survived - b.Identifiers.Survived,
 		Appended: a.Identifiers.Appended - b.Identifiers.Appended,
@@ -265,9 +270,12 @@ type RoundCounter struct {
 func (c *RoundCounter) Observe(_ context.Context, r compaction.Round) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r.Err != nil {
+	switch {
+	case errors.Is(r.Err, compaction.ErrSummaryNotSmaller):
+		c.tot.Refused++
+	case r.Err != nil:
 		c.tot.Failed++
-	} else {
+	default:
 		c.tot.OK++
 	}
 	s := &c.tot.Identifiers

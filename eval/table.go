@@ -34,6 +34,7 @@ func Total(results []Result) Result {
 		tot.Compactions += r.Compactions
 		tot.Rounds += r.Rounds
 		tot.FailedRounds += r.FailedRounds
+		tot.RefusedRounds += r.RefusedRounds
 		for k, v := range r.ByKind {
 			c := tot.ByKind[k]
 			tot.ByKind[k] = [2]int{c[0] + v[0], c[1] + v[1]}
@@ -47,12 +48,12 @@ func Total(results []Result) Result {
 // survival in the final conversation.
 func Summary(runs []Labeled) string {
 	var b strings.Builder
-	b.WriteString("| configuration | compactions | rounds | tokens uncompacted | tokens final | saved | ledger found | kept by summary (before repair) | appended | dropped | ledger identifiers replaced | kept in final conversation | all identifiers kept | facts kept |\n")
-	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("| configuration | compactions | rounds | refused | tokens uncompacted | tokens final | saved | ledger found | kept by summary (before repair) | appended | dropped | ledger identifiers replaced | kept in final conversation | all identifiers kept | facts kept |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, run := range runs {
 		t := Total(run.Results)
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %d | %d (%s) | %d | %d | %d | %d (%s) | %s | %s |\n",
-			run.Label, t.Compactions, t.Rounds, t.TokensFull, t.TokensFinal, pct(t.TokensFull-t.TokensFinal, t.TokensFull),
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %s | %d | %d (%s) | %d | %d | %d | %d (%s) | %s | %s |\n",
+			run.Label, t.Compactions, t.Rounds, t.RefusedRounds, t.TokensFull, t.TokensFinal, pct(t.TokensFull-t.TokensFinal, t.TokensFull),
 			t.Ledger.Found, t.Ledger.Survived, pct(t.Ledger.Survived, t.Ledger.Found), t.Ledger.Appended, t.Ledger.Dropped,
 			t.LedgerIDs, t.LedgerIDsKept, pct(t.LedgerIDsKept, t.LedgerIDs),
 			pct(t.IDsSurvived, t.IDsReplaced), pct(t.FactsSurvived, t.FactsReplaced))
