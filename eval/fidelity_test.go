@@ -110,6 +110,7 @@ func TestFidelity(t *testing.T) {
 		}
 	}
 	table := "### Corpus totals\n\n" + Summary(runs) +
+		"\n### Cost of marking tool text as data\n\n" + Marking(runs) +
 		"\n### Facts kept, by kind\n\n" + Kinds(runs) +
 		"\n### Per trajectory, ledger tuned\n\n" + Table(runs[2].Results) +
 		"\n### Per trajectory, ledger off\n\n" + Table(runs[0].Results)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction"
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	"github.com/einocompact/einocompact/internal/spotlight"
 	"github.com/einocompact/einocompact/internal/substrings"
 )
 
@@ -39,13 +40,16 @@ type Result struct {
 
 	FactsPlanted  int
 	FactsReplaced int // planted in messages compaction replaced
-	FactsSurvived int // of those, still verbatim in the final conversation
+	FactsSurvived int // of those, still in the final conversation, verbatim or marked
 	// ByKind counts replaced and surviving facts per kind.
 	ByKind map[FactKind][2]int
 
 	IDsReplaced int // identifiers extracted from the replaced messages
 	IDsSurvived int // of those, still verbatim in the final conversation
 
+	// LedgerIDsMarked counts those of LedgerIDsKept that are in the final
+	// conversation only in their marked form (spotlight.Datamark).
+	LedgerIDsMarked int
 	// LedgerIDs counts what the identifier ledger extracts (its default
 	// extractors over each message as the ledger renders it) from the
 	// trajectory's messages that compaction replaced; LedgerIDsKept, how many
@@ -58,6 +62,10 @@ type Result struct {
 
 	TokensFull  int // the uncompacted conversation
 	TokensFinal int // the conversation as compaction left it
+	// TokensMarking is what marking tool text as data costs in TokensFinal:
+	// TokensFinal minus the final conversation counted with every marked
+	// text unmarked and the note that explains the marks removed.
+	TokensMarking int
 
 	Compactions  int // Compact calls that returned a new conversation
 	Rounds       int // successful summarizer rounds
@@ -156,7 +164,7 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 		k := res.ByKind[f.Kind]
 		k[0]++
 		res.FactsReplaced++
-		if strings.Contains(final, f.Value) {
+		if strings.Contains(final, f.Value) || strings.Contains(final, spotlight.Datamark(f.Value)) {
 			k[1]++
 			res.FactsSurvived++
 		}
@@ -180,7 +188,7 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 		}
 	}
 	res.IDsReplaced = len(all)
-	res.IDsSurvived = countKept(all, final)
+	res.IDsSurvived, _ = countKept(all, final)
 	ledgerIDs := map[string]bool{}
 	var ledgerList []string
 	for _, i := range replaced {
@@ -194,7 +202,7 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 		}
 	}
 	res.LedgerIDs = len(ledgerList)
-	res.LedgerIDsKept = countKept(ledgerList, final)
+	res.LedgerIDsKept, res.LedgerIDsMarked = countKept(ledgerList, final)
 	var err error
 	if res.TokensFull, err = cfg.Counter.Count(ctx, t.Messages, nil); err != nil {
 		return res, err
@@ -202,18 +210,47 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 	if res.TokensFinal, err = cfg.Counter.Count(ctx, conv, nil); err != nil {
 		return res, err
 	}
+	plain, err := cfg.Counter.Count(ctx, unmarked(conv), nil)
+	if err != nil {
+		return res, err
+	}
+	res.TokensMarking = res.TokensFinal - plain
 	return res, nil
 }
 
-// countKept is how many of ids occur verbatim in text.
-func countKept(ids []string, text string) int {
-	n := 0
-	for _, ok := range substrings.NewSet(ids).Found(text) {
-		if ok {
-			n++
+// countKept is how many of ids occur in text verbatim or in their
+// datamarked form (spotlight.Datamark: ˆ for each space), the form in which
+// the ledger and the extractive summarizer quote text from tool results, and
+// how many of those occur only marked. An identifier without white space has
+// one form only.
+func countKept(ids []string, text string) (kept, onlyMarked int) {
+	forms := make([]string, 2*len(ids))
+	for i, id := range ids {
+		forms[2*i], forms[2*i+1] = id, spotlight.Datamark(id)
+	}
+	found := substrings.NewSet(forms).Found(text)
+	for i := range ids {
+		if found[2*i] || found[2*i+1] {
+			kept++
+		}
+		if !found[2*i] && found[2*i+1] {
+			onlyMarked++
 		}
 	}
-	return n
+	return kept, onlyMarked
+}
+
+// unmarked is conv with the marking of tool text undone in every message:
+// marked texts unmarked and the note explaining them removed. Counting it
+// against conv measures what the marking costs.
+func unmarked(conv []*schema.Message) []*schema.Message {
+	out := make([]*schema.Message, len(conv))
+	for i, m := range conv {
+		c := *m
+		c.Content = strings.Replace(spotlight.UnmarkAll(m.Content), spotlight.Note+"\n", "", 1)
+		out[i] = &c
+	}
+	return out
 }
 
 func roundsOf(cfg Config) RoundTotals {

@@ -31,6 +31,8 @@ func Total(results []Result) Result {
 		tot.Ledger.Dropped += r.Ledger.Dropped
 		tot.TokensFull += r.TokensFull
 		tot.TokensFinal += r.TokensFinal
+		tot.TokensMarking += r.TokensMarking
+		tot.LedgerIDsMarked += r.LedgerIDsMarked
 		tot.Compactions += r.Compactions
 		tot.Rounds += r.Rounds
 		tot.FailedRounds += r.FailedRounds
@@ -57,6 +59,21 @@ func Summary(runs []Labeled) string {
 			t.Ledger.Found, t.Ledger.Survived, pct(t.Ledger.Survived, t.Ledger.Found), t.Ledger.Appended, t.Ledger.Dropped,
 			t.LedgerIDs, t.LedgerIDsKept, pct(t.LedgerIDsKept, t.LedgerIDs),
 			pct(t.IDsSurvived, t.IDsReplaced), pct(t.FactsSurvived, t.FactsReplaced))
+	}
+	return b.String()
+}
+
+// Marking renders, per configuration, what marking tool text as data costs
+// in the final conversations and how many kept identifiers are there only in
+// their marked form.
+func Marking(runs []Labeled) string {
+	var b strings.Builder
+	b.WriteString("| configuration | tokens final | of which marking | share | ledger identifiers kept | of which only marked |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, run := range runs {
+		t := Total(run.Results)
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %d | %d (%s) |\n", run.Label, t.TokensFinal, t.TokensMarking,
+			pct(t.TokensMarking, t.TokensFinal), t.LedgerIDsKept, t.LedgerIDsMarked, pct(t.LedgerIDsMarked, t.LedgerIDsKept))
 	}
 	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	"github.com/einocompact/einocompact/internal/spotlight"
 	"github.com/einocompact/einocompact/internal/substrings"
 )
 
@@ -158,7 +159,9 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 		if IsStrategy(m, StrategySummarization) {
 			// The summary's wrapping tags are not the conversation's: the
 			// closing tag would read as the path "/conversation_summary".
-			text = summaryBody(m)
+			// Marked tool text is read unmarked: the extractors split at
+			// white space, which marking replaced ("ˆ/tmp/a.go:ˆno").
+			text = spotlight.UnmarkAll(summaryBody(m))
 		} else {
 			text = RenderMessage(m, RenderOptions{Attachment: DescribeAttachment})
 		}
@@ -196,13 +199,17 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 	// One pass over the summary for all identifiers: a search per
 	// identifier made this quadratic (thousands of identifiers, a summary of
 	// kilobytes).
-	values := make([]string, len(entries))
+	// A value counts as kept written verbatim or in its datamarked form
+	// (spotlight.Datamark), the way the extractive summarizer quotes tool
+	// text; for an identifier without white space the two are the same.
+	values := make([]string, 2*len(entries))
 	for i, e := range entries {
-		values[i] = e.value
+		values[2*i], values[2*i+1] = e.value, spotlight.Datamark(e.value)
 	}
+	found := substrings.NewSet(values).Found(text)
 	var lost []ledgerEntry
-	for i, kept := range substrings.NewSet(values).Found(text) {
-		if kept {
+	for i := range entries {
+		if found[2*i] || found[2*i+1] {
 			stats.Survived++
 		} else {
 			lost = append(lost, entries[i])
@@ -257,12 +264,21 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 	return lo, block, nil
 }
 
+// renderLedger writes the block. Each value is copied by code, not written
+// by the summarizer, often from a tool result, into a user message, so it is
+// marked as data (spotlight.Mark): an identifier without white space stays
+// byte for byte, an error line or any other free text is delimited and
+// datamarked, so a tool cannot pass an instruction to the agent through it.
+// The summary message says what the marking means (newSummary). Summary
+// tags are escaped before marking, as newSummary would escape them after:
+// once ˆ stands for the blanks in "</ conversation_summary>", no expression
+// for the tag's spellings sees it.
 func renderLedger(entries []ledgerEntry, dropped int) string {
 	var b strings.Builder
 	b.WriteString(ledgerHeading)
 	for _, e := range entries {
 		b.WriteString("\n- ")
-		b.WriteString(e.value)
+		b.WriteString(spotlight.Mark(escapeSummaryTags(e.value)))
 	}
 	if dropped > 0 {
 		fmt.Fprintf(&b, "\n(%d more dropped to fit the cap)", dropped)
@@ -274,7 +290,9 @@ func renderLedger(entries []ledgerEntry, dropped int) string {
 // lists. The marker may remember fewer (MaxRemembered), and the extractors
 // cannot recognise a bare tool-call id or argument value outside the header
 // or JSON it came from, so without this a folded summary's appended
-// identifiers were forgotten without being counted as dropped.
+// identifiers were forgotten without being counted as dropped. Values are
+// unmarked (spotlight.Unmark), so the fold carries what the tool said, the
+// same value the marker remembers.
 func ledgerBlockValues(text string) []string {
 	i := strings.LastIndex(text, "\n"+ledgerHeading+"\n")
 	if i < 0 {
@@ -286,7 +304,7 @@ func ledgerBlockValues(text string) []string {
 		if !ok {
 			break
 		}
-		out = append(out, v)
+		out = append(out, spotlight.Unmark(v))
 	}
 	return out
 }

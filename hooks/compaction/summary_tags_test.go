@@ -49,7 +49,8 @@ func TestSummaryTagsEscapedInEverySpelling(t *testing.T) {
 			if err != nil || out == nil {
 				t.Fatalf("Compact = %v, %v", out, err)
 			}
-			if !strings.Contains(out[2].Content, "rollout stopped") {
+			// The ledger copies it marked as data (item 1): ˆ for spaces.
+			if !strings.Contains(out[2].Content, "«Error:ˆrolloutˆstoppedˆ") {
 				t.Fatalf("the ledger did not copy the error line:\n%s", out[2].Content)
 			}
 			tagsCheck(t, out[2].Content)

@@ -1,6 +1,7 @@
 package spotlight
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 	"unicode"
@@ -137,3 +138,70 @@ func Unmark(s string) string {
 	}
 	return out
 }
+
+// Holds reports whether text quotes at least one marked text (see Spans).
+func Holds(text string) bool {
+	for range Spans(text) {
+		return true
+	}
+	return false
+}
+
+// Spans yields the start and end byte offsets of every marked text in text:
+// an Open, then no white space and no other delimiter up to the next Close,
+// and what lies between them a valid Datamark that Mark would write (so it
+// holds a Space or an escape). French quotes around words, « like this », are
+// not marked texts.
+func Spans(text string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for from := 0; ; {
+			i := strings.Index(text[from:], Open)
+			if i < 0 {
+				return
+			}
+			start := from + i
+			inner := start + len(Open)
+			end := strings.IndexFunc(text[inner:], func(r rune) bool { return r == '»' || r == '«' || unicode.IsSpace(r) })
+			if end < 0 {
+				return
+			}
+			end += inner
+			from = end
+			if !strings.HasPrefix(text[end:], Close) {
+				continue
+			}
+			end += len(Close)
+			if span := text[start:end]; Unmark(span) == span {
+				continue
+			}
+			if !yield(start, end) {
+				return
+			}
+			from = end
+		}
+	}
+}
+
+// UnmarkAll returns text with every marked text (see Spans) replaced by what
+// it stands for, so identifiers can be read out of a summary that quotes
+// marked tool output as they were in the tool output: the extractors split
+// text at white space, and a marked text has none.
+func UnmarkAll(text string) string {
+	var b strings.Builder
+	last := 0
+	for start, end := range Spans(text) {
+		b.WriteString(text[last:start])
+		b.WriteString(Unmark(text[start:end]))
+		last = end
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// HasMarks reports whether s holds one of the marks (Open, Close, Space, or
+// the escape ¤). An identifier read out of marked text by an extractor that
+// does not know the marks holds one; the real value is found by unmarking.
+func HasMarks(s string) bool { return strings.ContainsAny(s, "«»ˆ¤") }

@@ -124,3 +124,22 @@ func FuzzMark(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkMarked(t, s) })
 }
+
+func TestUnmarkAllReadsEveryMarkedTextBack(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(14, 2))
+	for range 5000 {
+		a, b := randomText(r), randomText(r)
+		text := "- [error] run() -> " + Mark(a) + "\n- " + Mark(b) + " « not marked » «also not»"
+		want := "- [error] run() -> " + a + "\n- " + b + " « not marked » «also not»"
+		if got := UnmarkAll(text); got != want {
+			t.Fatalf("UnmarkAll(%q) = %q, want %q", text, got, want)
+		}
+		if Holds(text) != (NeedsMark(a) || NeedsMark(b)) {
+			t.Fatalf("Holds(%q) = %v", text, Holds(text))
+		}
+	}
+	if s := "no marks here"; UnmarkAll(s) != s || Holds(s) {
+		t.Error("a text without marks changed")
+	}
+}
