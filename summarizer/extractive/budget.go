@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/samber/lo"
+
+	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
 // Layout: each section is its heading, a newline and its bullets ("- TEXT",
@@ -112,9 +114,18 @@ func dropRepeats(secs *sections) {
 	}
 }
 
+// shownElsewhere reports whether another section shows text. A marked text
+// is shown by its value as it is (a tool call's arguments) or by its
+// datamarked form inside a longer marked text (a tool result's line).
 func shownElsewhere(secs *sections, sec int, text string) bool {
+	forms := []string{text}
+	if raw := spotlight.Unmark(text); raw != text {
+		forms = []string{raw, spotlight.Datamark(raw)}
+	}
 	for other, bs := range secs {
-		if other != sec && lo.ContainsBy(bs, func(b bullet) bool { return strings.Contains(b.text, text) }) {
+		if other != sec && lo.ContainsBy(bs, func(b bullet) bool {
+			return lo.ContainsBy(forms, func(f string) bool { return strings.Contains(b.text, f) })
+		}) {
 			return true
 		}
 	}
@@ -146,10 +157,19 @@ func render(secs *sections) string {
 
 // digest is the fallback for transcripts shorter than the bare headings: the
 // transcript on one line, cut to fit.
+//
+// The transcript holds tool output, so the digest is marked as data
+// (spotlight.Mark) like every text the summarizer copies from a tool result;
+// it is cut before it is marked, so the marking stays whole.
 func digest(t string, limit int) string {
 	d := defuse(collapse(t))
-	if runeLen(d) < limit {
-		return d
+	for n := limit - 1; n >= 1; {
+		q := spotlight.Mark(cut(d, n))
+		over := runeLen(q) - (limit - 1)
+		if over <= 0 {
+			return q
+		}
+		n -= over
 	}
-	return cut(d, limit-1)
+	return "…"
 }

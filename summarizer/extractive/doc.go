@@ -26,6 +26,17 @@
 //   - Unresolved: the last user request no assistant text answered, else the
 //     last assistant text.
 //
+// Text copied from tool results (the outcome or error line of a tool call,
+// the identifiers, and the digest a tiny transcript falls back to) is marked
+// as data in the manner of Spotlighting (package internal/spotlight): free
+// text goes between « and » with ˆ for each blank, so an instruction planted
+// in a tool result does not read as one in the summary, a user message; a
+// value without blanks (a path, a hash, a UUID, a URL) stays byte for byte.
+// User, system and assistant lines are the conversation's own words and are
+// copied as they are, and so are a call's arguments, which the agent wrote.
+// The compactor opens a summary that quotes marked text with a one-line note
+// saying what the marks mean.
+//
 // Earlier summaries in the transcript ("[conversation_summary]" entries) are
 // folded in: their bullets join the matching new sections ahead of newer ones.
 // Every section keeps its newest bullets up to a cap. If the result is still

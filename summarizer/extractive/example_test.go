@@ -45,8 +45,8 @@ func Example() {
 	// (none)
 	//
 	// ## Work completed
-	// - [error] bash({"command": "go test ./integration/..."}) -> --- FAIL: TestRoundTrip (0.02s)
-	// - read_file({"path": "integration/store_test.go"}) -> package integration
+	// - [error] bash({"command": "go test ./integration/..."}) -> «---ˆFAIL:ˆTestRoundTripˆ(0.02s)»
+	// - read_file({"path": "integration/store_test.go"}) -> «packageˆintegration»
 	// - assistant: The fixture inserts only two rows; the third insert is missing.
 	//
 	// ## Identifiers

@@ -1,6 +1,10 @@
 package extractive
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/einocompact/einocompact/internal/spotlight"
+)
 
 // foldSummary adds an earlier summary's bullets to the sections they came
 // from. Headings are matched by their first word, so "## Identifiers
@@ -22,7 +26,9 @@ func foldSummary(out *sections, age int, text string, line func(string) string) 
 				break
 			}
 		}
-		if l == "" || l == "(none)" {
+		if l == "" || l == "(none)" || l == spotlight.Note {
+			// The note on marked text belongs to the summary message, which
+			// the compactor writes it into, not to a section.
 			continue
 		}
 		if sec == secIdentifiers {

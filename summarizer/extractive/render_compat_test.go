@@ -38,7 +38,7 @@ func TestReadsCompactionTranscript(t *testing.T) {
 		"- Migrate the billing store",
 		"- Keep the v1 API",
 		"- You must not drop the invoices table.",
-		`- [error] bash({"command": "make migrate"}) -> migrate: failed: relation "invoices" already exists`,
+		`- [error] bash({"command": "make migrate"}) -> «migrate:ˆfailed:ˆrelationˆ"invoices"ˆalreadyˆexists»`,
 		"- assistant: The migration failed because invoices already exists.",
 		"- internal/billing/store.go",
 		"- 0042_invoices.sql",

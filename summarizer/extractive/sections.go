@@ -77,7 +77,7 @@ func (s *Summarizer) collect(entries []entry) sections {
 			out.add(secWork, i, s.callBullet(e, entries, pairs.result[i]))
 		case entryResult:
 			if !pairs.claimed[i] {
-				out.add(secWork, i, s.line(e.name+" -> "+outcome(e.text)))
+				out.add(secWork, i, s.quote(e.name+" ->", outcome(e.text)))
 			}
 		case entrySummary:
 			foldSummary(&out, i, e.text, s.line)
@@ -89,7 +89,8 @@ func (s *Summarizer) collect(entries []entry) sections {
 func isEmptyContent(l string) bool { return l == "" || l == "<no content>" }
 
 // callBullet is "NAME(ARGS) -> OUTCOME", "[error] " first when the result
-// reads as a failure.
+// reads as a failure. OUTCOME is the tool's text, marked as data (quote); the
+// arguments are the agent's own words and are shown as they are.
 func (s *Summarizer) callBullet(call entry, entries []entry, result int) string {
 	args := collapse(callArgs(call.text))
 	if args == "{}" {
@@ -101,17 +102,13 @@ func (s *Summarizer) callBullet(call entry, entries []entry, result int) string 
 	}
 	text := entries[result].text
 	if failed(text) {
-		return s.line("[error] " + head + " -> " + errorLine(text))
+		return s.quote("[error] "+head+" ->", errorLine(text))
 	}
-	return s.line(head + " -> " + outcome(text))
+	return s.quote(head+" ->", outcome(text))
 }
 
-func outcome(text string) string {
-	if l := firstLine(text); l != "" {
-		return l
-	}
-	return "(empty)"
-}
+// outcome is the first line of a tool result, "" when it has none.
+func outcome(text string) string { return firstLine(text) }
 
 func failed(text string) bool {
 	head := text[:min(len(text), 8)]

@@ -49,7 +49,7 @@ func TestSummarizeSections(t *testing.T) {
 			),
 			want: map[string][]string{
 				"## Objective":      {"Read the config please"},
-				"## Work completed": {`read_file({"path": "conf/app.yaml"}) -> port: 8080`, "assistant: The port is 8080."},
+				"## Work completed": {`read_file({"path": "conf/app.yaml"}) -> «port:ˆ8080»`, "assistant: The port is 8080."},
 				"## Identifiers":    {"conf/app.yaml"},
 				"## Unresolved":     {"The port is 8080."},
 			},
@@ -72,10 +72,10 @@ func TestSummarizeSections(t *testing.T) {
 				long,
 			),
 			exact: map[string][]string{"## Work completed": {
-				`- [error] bash({"command": "make"}) -> Error: exit status 2`,
-				`- [error] bash({"command": "ls /nope"}) -> error: no such directory`,
-				"- [error] deploy() -> Deploy failed after 3s",
-				"- status() -> all good",
+				`- [error] bash({"command": "make"}) -> «Error:ˆexitˆstatusˆ2»`,
+				`- [error] bash({"command": "ls /nope"}) -> «error:ˆnoˆsuchˆdirectory»`,
+				"- [error] deploy() -> «Deployˆfailedˆafterˆ3s»",
+				"- status() -> «allˆgood»",
 			}},
 		},
 		{
@@ -163,7 +163,7 @@ func TestSummarizeSections(t *testing.T) {
 				long,
 			),
 			exact: map[string][]string{"## Work completed": {
-				`- search({"query": "eino"}) -> three hits`,
+				`- search({"query": "eino"}) -> «threeˆhits»`,
 				"- fetch() -> (no result)",
 			}},
 		},

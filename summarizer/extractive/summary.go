@@ -1,13 +1,16 @@
 package extractive
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/samber/lo"
 
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
 // summarize turns a transcript into the summary text. The result is always
@@ -33,14 +36,19 @@ func (s *Summarizer) summarize(ctx context.Context, t string) (string, error) {
 
 // addIdentifiers appends what the extractors find. Earlier summaries'
 // identifiers are already in the section and come first; a value is listed
-// once. Identifiers longer than a bullet may be are dropped, not cut.
+// once. Identifiers longer than a bullet may be are dropped, not cut. Each is
+// marked as data (spotlight.Mark), since most come from tool results: an
+// identifier without blanks stays as it is, an error string is quoted with ˆ
+// for its blanks.
 func (s *Summarizer) addIdentifiers(secs *sections, t string, entries []entry) {
 	if len(s.cfg.Extractors) == 0 {
 		return
 	}
-	for _, m := range identifiers.Extract(t, s.cfg.Extractors) {
+	for _, m := range extract(t, s.cfg.Extractors) {
 		age := sort.Search(len(entries), func(i int) bool { return entries[i].start > m.Start }) - 1
-		secs.add(secIdentifiers, max(age, 0), m.Value)
+		// Earlier summaries' bullets, added before, are written already;
+		// values just extracted are raw, and marked here.
+		secs.add(secIdentifiers, max(age, 0), spotlight.Mark(defuse(m.Value)))
 		if m.Kind == identifiers.KindToolCallID {
 			// The calls they name are being replaced, so these ids matter
 			// less to the agent than paths, hashes or errors.
@@ -120,4 +128,31 @@ func dropSpare(bs []bullet, n int) []bullet {
 // dedupe keeps the first bullet of each text, in order.
 func dedupe(bs []bullet) []bullet {
 	return lo.UniqBy(bs, func(b bullet) string { return b.text })
+}
+
+// extract is identifiers.Extract over t, reading marked text (an earlier
+// summary's quotes of tool output) unmarked: the extractors split at blanks,
+// which marking replaced, so over the marked form they find values with the
+// marks stuck to them ("ˆ/tmp/a.go", a URL running on to "ˆstatus»"). Those
+// are left out, and each marked text is read again unmarked, its values
+// placed where it starts.
+func extract(t string, extractors []identifiers.Extractor) []identifiers.Match {
+	all := identifiers.Extract(t, extractors)
+	if !spotlight.Holds(t) {
+		return all
+	}
+	out := all[:0]
+	for _, m := range all {
+		if !spotlight.HasMarks(m.Value) {
+			out = append(out, m)
+		}
+	}
+	for start, end := range spotlight.Spans(t) {
+		for _, m := range identifiers.Extract(spotlight.Unmark(t[start:end]), extractors) {
+			m.Start = start
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b identifiers.Match) int { return cmp.Compare(a.Start, b.Start) })
+	return out
 }

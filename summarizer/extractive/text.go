@@ -15,6 +15,35 @@ func (s *Summarizer) line(text string) string {
 	return cut(defuse(collapse(text)), s.cfg.MaxLineRunes)
 }
 
+// emptyResult stands for a tool result without text. The summarizer writes
+// it, so it is not marked.
+const emptyResult = "(empty)"
+
+// quote is a bullet that shows text copied from a tool result: prefix, a
+// blank, then the text on one line, summary tags defused, marked as data
+// (spotlight.Mark: between « and », ˆ for each blank; a text without blanks,
+// such as a path or a hash, stays as it is), at most MaxLineRunes code
+// points in all. The text is cut before it is marked, so the closing » is
+// never cut off; when even a few code points of it do not fit after prefix,
+// the bullet is prefix alone, cut.
+func (s *Summarizer) quote(prefix, text string) string {
+	prefix = collapse(prefix) + " "
+	data := defuse(collapse(text))
+	if data == "" {
+		return s.line(prefix + emptyResult)
+	}
+	room := s.cfg.MaxLineRunes - runeLen(prefix)
+	for n := room; n >= 4; {
+		q := spotlight.Mark(cut(data, n))
+		over := runeLen(q) - room
+		if over <= 0 {
+			return defuse(prefix) + q
+		}
+		n -= over
+	}
+	return s.line(strings.TrimSpace(prefix))
+}
+
 // collapse joins all runs of white space, newlines included, into one blank.
 func collapse(s string) string {
 	simple := true
