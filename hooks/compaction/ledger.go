@@ -19,11 +19,14 @@ import (
 // Summaries lose exact identifiers: a path, an id or an error string written
 // from memory is not the one the agent needs. Before a round the ledger
 // extracts identifiers from the messages being replaced, without any model;
-// after the summary comes back it appends, verbatim, those the summary lost,
-// under a "## Identifiers (verbatim)" heading, within MaxTokens. The full list
-// is kept in the summary's marker under "identifiers", so a later round that
-// folds this summary into a new one carries them forward even if the cap cut
-// them from the text.
+// after the summary comes back it appends those the summary lost, under a
+// "## Identifiers (verbatim)" heading, within MaxTokens: an identifier
+// without white space byte for byte, free text such as an error line marked
+// as data («Error:ˆdiskˆfull», and the summary opens with a line saying what
+// the marks mean), since the block copies tool output into a user message.
+// The full list is kept in the summary's marker under "identifiers", so a
+// later round that folds this summary into a new one carries them forward
+// even if the cap cut them from the text.
 type LedgerConfig struct {
 	// Disabled turns the ledger off. Default false: the ledger is on.
 	Disabled bool
@@ -48,7 +51,7 @@ type LedgerConfig struct {
 // IdentifierStats reports what the ledger found and did in one round.
 type IdentifierStats struct {
 	Found    int // identifiers in the replaced messages (and folded summaries' ledgers)
-	Survived int // of those, found verbatim in the summary as written
+	Survived int // of those, found in the summary as written, verbatim or marked as data
 	Appended int // lost ones appended verbatim by the ledger
 	Dropped  int // lost ones left out to respect MaxTokens
 }
