@@ -158,8 +158,46 @@ func turnUnits(messages []*schema.Message, turns [][]int) [][]int {
 // system messages, orphan results) belongs to no step, so it is never
 // summarized here.
 func taskSteps(messages []*schema.Message, r planRegions, seq []int) [][]int {
+	return stepsIn(messages, r.taskStart(), len(messages), seq)
+}
+
+// strandedSteps returns, as one group, the agent steps that follow one of
+// this compactor's summaries before the history's first real user message,
+// with that summary. The steps belong to no turn: a round that summarized
+// the request and first steps of the oldest turn left its later steps there,
+// after the summary, and without this they could never be summarized again.
+// They go with the summary that holds the rest of their turn, so one round
+// folds them into it; a round of a step or two alone cost more than it
+// freed. Steps before any summary are left alone, as the reference leaves
+// them (case F6).
+func strandedSteps(messages []*schema.Message, r planRegions, seq []int) [][]int {
+	sum, end := -1, r.historyEnd()
+	for i := r.systemEnd; i < end; i++ {
+		if IsRealUser(messages[i]) {
+			end = i
+			break
+		}
+		if sum < 0 && IsStrategy(messages[i], StrategySummarization) {
+			sum = i
+		}
+	}
+	if sum < 0 {
+		return nil
+	}
+	group := []int{sum}
+	for _, st := range stepsIn(messages, sum+1, end, seq) {
+		group = append(group, st...)
+	}
+	if len(group) == 1 {
+		return nil
+	}
+	return [][]int{group}
+}
+
+// stepsIn splits messages[from:to] into agent steps, as taskSteps does.
+func stepsIn(messages []*schema.Message, from, to int, seq []int) [][]int {
 	var out [][]int
-	for i := r.taskStart(); i < len(messages); {
+	for i := from; i < to; {
 		m := messages[i]
 		if m == nil || m.Role != schema.Assistant {
 			i++
@@ -167,7 +205,7 @@ func taskSteps(messages []*schema.Message, r planRegions, seq []int) [][]int {
 		}
 		start := i
 		i++
-		for i < len(messages) && IsToolResult(messages[i]) {
+		for i < to && IsToolResult(messages[i]) {
 			i++
 		}
 		out = append(out, seq[start:i])
@@ -309,7 +347,10 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 	historySums := summariesIn(messages, r.systemEnd, r.historyEnd())
 	cut := max(len(st)-c.minKeep, 0)
 	eligible := keepPairs(messages, st[:cut], st[cut:])
-	if ts := keepPairs(messages, turnUnits(messages, historicalTurns(messages, r, seq)), st); len(ts) > 0 {
+	// Stranded steps go after the turns: the turns are what the reference
+	// takes, and the steps are taken when the turns do not suffice.
+	units := append(turnUnits(messages, historicalTurns(messages, r, seq)), strandedSteps(messages, r, seq)...)
+	if ts := keepPairs(messages, units, st); len(ts) > 0 {
 		sel, fits, err := taker(ts, 1)
 		if err == nil && sel != nil && !fits && c.sizes.observed() {
 			if p, ok, err := c.acrossRequest(taker, ts, historySums, eligible, r); err != nil || ok {
@@ -362,8 +403,7 @@ func (c *SummarizationCompactor) acrossRequest(taker func([][]int, int) ([]int, 
 	if len(steps) == 0 || r.task < 0 {
 		return Plan{}, false, nil
 	}
-	groups := append(withSummaries(turns, sums), steps...)
-	sel, _, err := taker(groups, 1)
+	sel, _, err := taker(append(withSummaries(turns, sums), steps...), 1)
 	if err != nil || sel == nil || slices.Max(sel) < r.task {
 		return Plan{}, false, err
 	}
@@ -505,6 +545,7 @@ func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, tar
 	for _, g := range taken {
 		sel = append(sel, g...)
 	}
+	slices.Sort(sel) // groups may come out of order (strandedSteps)
 	return sel, fits, nil
 }
 
@@ -540,6 +581,7 @@ func (c *SummarizationCompactor) trim(rest *remainder, taken [][]int, sizes []in
 			sel = append(sel, g...)
 		}
 	}
+	slices.Sort(sel)
 	return sel, true, nil
 }
 

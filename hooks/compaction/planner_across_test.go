@@ -114,3 +114,33 @@ func TestFollowUpRoundMustCloseEnoughOfTheGap(t *testing.T) {
 		}
 	}
 }
+
+// Steps left after a summary before the history's first real user message
+// (a round summarized their turn's request and first steps) are planned like
+// turn units; before, nothing could ever summarize them again. Steps before
+// any summary stay, as in the reference (case F6).
+func TestPlanStrandedSteps(t *testing.T) {
+	t.Parallel()
+	stranded := []*schema.Message{sys("rules"), summary(rep("old turn ", 20), 3),
+		call("s1"), result("s1", rep("stranded result ", 30)), call("s2"), result("s2", rep("stranded result ", 30)),
+		user("previous task"), asst("previous answer"), user("current task"), call("now"), result("now", "r")}
+	unsummarized := []*schema.Message{sys("rules"), call("s1"), result("s1", rep("early result ", 30)),
+		user("current task"), call("now"), result("now", "r")}
+	cases := []struct {
+		name     string
+		messages []*schema.Message
+		want     Plan
+	}{
+		{"after a summary", stranded, Plan{TierHistoricalTurns, []int{1, 2, 3, 4, 5, 6, 7}}},
+		{"before any summary", unsummarized, Plan{}},
+	}
+	for _, tc := range cases {
+		got, err := plNew(t, 1, 1).Plan(context.Background(), tc.messages, 1, fc1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: plan = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
