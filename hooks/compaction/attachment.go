@@ -33,15 +33,10 @@ type Attachment struct {
 	Extra    map[string]any // the part's metadata, as stored
 }
 
-// AttachmentRenderer turns an attachment into the text that stands for it.
-// The attachment's Extra may be the message's own map: read it, never write
-// it, since the caller's messages must stay as they are.
-type AttachmentRenderer func(Attachment) string
-
-// ShortAttachment is the placeholder counters use: "<image>", "<audio>",
+// shortAttachment is the placeholder counters use: "<image>", "<audio>",
 // "<video>", "<file: NAME>" ("unnamed" when the file has no name). It is short
 // because a counter charges attachments a flat price of their own.
-func ShortAttachment(a Attachment) string {
+func shortAttachment(a Attachment) string {
 	if a.Kind == AttachmentFile {
 		return "<file: " + orDefault(a.Name, "unnamed") + ">"
 	}

@@ -157,9 +157,6 @@ func DefaultCounter() *ApproximateTokenCounter {
 	return c
 }
 
-// CharsPerToken reports the counter's ratio.
-func (c *ApproximateTokenCounter) CharsPerToken() float64 { return c.settings().charsPerToken }
-
 // sharedDefault serves zero-value counters, so that ApproximateTokenCounter{}
 // counts with the defaults instead of dividing by zero.
 var sharedDefault = DefaultCounter()

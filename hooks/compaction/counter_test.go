@@ -80,7 +80,7 @@ func TestApproximateConfigValidation(t *testing.T) {
 		}
 	}
 	c, err := NewApproximateTokenCounter(&ApproximateConfig{})
-	if err != nil || c.CharsPerToken() != 4 {
+	if err != nil || c.settings().charsPerToken != 4 {
 		t.Errorf("zero config should take defaults: %v %v", c, err)
 	}
 }
@@ -158,8 +158,8 @@ func TestZeroValueCounterUsesDefaults(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("%s counter: %d, %v; want %d", name, got, err, want)
 		}
-		if c.CharsPerToken() != 4 || c.Tokens(c.MessageCost(msgs[0]), 1) != 407/4 {
-			t.Errorf("%s counter: ratio %v", name, c.CharsPerToken())
+		if c.settings().charsPerToken != 4 || c.Tokens(c.MessageCost(msgs[0]), 1) != 407/4 {
+			t.Errorf("%s counter: ratio %v", name, c.settings().charsPerToken)
 		}
 	}
 }

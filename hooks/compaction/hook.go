@@ -167,7 +167,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	}
 	messages := state.Messages
 	r := Report{Step: state.StepCount, ProviderTokens: state.ContextTokens, MessagesBefore: len(messages), MessagesAfter: len(messages)}
-	est, err := h.Estimate(ctx, messages, state.Tools, state.ContextTokens)
+	est, err := h.estimate(ctx, messages, state.Tools, state.ContextTokens)
 	if err != nil {
 		return r, withCtxErr(ctx, err)
 	}
@@ -346,11 +346,11 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 	return nil
 }
 
-// Estimate returns the expected size of the next model call. With
+// estimate returns the expected size of the next model call. With
 // contextTokens > 0 it is contextTokens plus the local count of the messages
 // after the last assistant message; otherwise the local count of all messages
 // and the tool schemas.
-func (h *CompactionHook) Estimate(ctx context.Context, messages []*schema.Message, tools []*schema.ToolInfo, contextTokens int) (int, error) {
+func (h *CompactionHook) estimate(ctx context.Context, messages []*schema.Message, tools []*schema.ToolInfo, contextTokens int) (int, error) {
 	if contextTokens <= 0 {
 		n, err := h.counter.Count(ctx, messages, tools)
 		if err != nil {

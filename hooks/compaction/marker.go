@@ -37,7 +37,7 @@ func MarkerOf(msg *schema.Message) (Marker, bool) {
 	if !ok || strategy == "" {
 		return Marker{}, false
 	}
-	n, _ := MarkerInt(fields["summarized_messages"])
+	n, _ := markerInt(fields["summarized_messages"])
 	return Marker{Strategy: strategy, SummarizedMessages: n}, true
 }
 
@@ -115,16 +115,16 @@ func markerFields(msg *schema.Message) (map[string]any, bool) {
 	return out, true
 }
 
-// MarkerInt reads a whole number stored in a marker field as any integer
+// markerInt reads a whole number stored in a marker field as any integer
 // type, a float64 without a fraction, or a json.Number.
-func MarkerInt(v any) (int, bool) {
+func markerInt(v any) (int, bool) {
 	switch x := v.(type) {
 	case int:
 		return x, true
 	case int8, int16, int32, int64, uint8, uint16, uint32:
 		return int(toInt64(x)), true
 	case uint:
-		return MarkerInt(uint64(x))
+		return markerInt(uint64(x))
 	case uint64:
 		if x > math.MaxInt64 {
 			return 0, false
@@ -136,13 +136,13 @@ func MarkerInt(v any) (int, bool) {
 		}
 		return int(x), true
 	case float32:
-		return MarkerInt(float64(x))
+		return markerInt(float64(x))
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
 			return int(i), true
 		}
 		if f, err := x.Float64(); err == nil {
-			return MarkerInt(f)
+			return markerInt(f)
 		}
 	}
 	return 0, false

@@ -11,11 +11,11 @@ import (
 func TestMarkerIntRejectsUnsignedOverflow(t *testing.T) {
 	t.Parallel()
 	for _, v := range []any{uint(math.MaxUint64), uint64(math.MaxUint64), uint(1) << 63} {
-		if n, ok := MarkerInt(v); ok {
-			t.Errorf("MarkerInt(%T %v) = %d, true; want false", v, v, n)
+		if n, ok := markerInt(v); ok {
+			t.Errorf("markerInt(%T %v) = %d, true; want false", v, v, n)
 		}
 	}
-	if n, ok := MarkerInt(uint(7)); !ok || n != 7 {
-		t.Errorf("MarkerInt(uint 7) = %d, %v; want 7, true", n, ok)
+	if n, ok := markerInt(uint(7)); !ok || n != 7 {
+		t.Errorf("markerInt(uint 7) = %d, %v; want 7, true", n, ok)
 	}
 }

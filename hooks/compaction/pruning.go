@@ -19,10 +19,10 @@ const StrategyToolResultPruning = "tool_result_pruning"
 // with. {tool_name} becomes the name of the tool that produced it.
 const DefaultPruningPlaceholder = "[This tool result was cleared to save context. Call `{tool_name}` again if you need it.]"
 
-// DefaultSkipMetaKeys are the Extra keys that exempt a tool result from
+// defaultSkipMetaKeys are the Extra keys that exempt a tool result from
 // pruning by default: a result already offloaded elsewhere is small and
 // points to its content, so replacing it would lose the pointer.
-var DefaultSkipMetaKeys = []string{"tool_result_offloaded"}
+var defaultSkipMetaKeys = []string{"tool_result_offloaded"}
 
 // ToolResultPruningConfig configures a ToolResultPruningCompactor. A nil
 // config, or nil fields, take the defaults.
@@ -39,8 +39,9 @@ type ToolResultPruningConfig struct {
 	// "" means DefaultPruningPlaceholder.
 	Placeholder string
 	// SkipMetaKeys: a result whose Extra holds any of these keys is never
-	// pruned. Nil means DefaultSkipMetaKeys; an empty non-nil slice exempts
-	// nothing.
+	// pruned. Nil means "tool_result_offloaded" (a result offloaded
+	// elsewhere is small and points to its content); an empty non-nil slice
+	// exempts nothing.
 	SkipMetaKeys []string
 }
 
@@ -67,7 +68,7 @@ var _ Compactor = (*ToolResultPruningCompactor)(nil)
 // built alike.
 func NewToolResultPruningCompactor(_ context.Context, cfg *ToolResultPruningConfig) (*ToolResultPruningCompactor, error) {
 	c := &ToolResultPruningCompactor{minKeep: 1, minTokens: 200, placeholder: DefaultPruningPlaceholder,
-		skipKeys: slices.Clone(DefaultSkipMetaKeys)}
+		skipKeys: slices.Clone(defaultSkipMetaKeys)}
 	if cfg == nil {
 		return c, nil
 	}
@@ -91,18 +92,6 @@ func NewToolResultPruningCompactor(_ context.Context, cfg *ToolResultPruningConf
 	}
 	return c, nil
 }
-
-// MinKeepSteps reports how many of the newest steps with results are protected.
-func (c *ToolResultPruningCompactor) MinKeepSteps() int { return c.minKeep }
-
-// MinTokens reports the size at or below which results are never pruned.
-func (c *ToolResultPruningCompactor) MinTokens() int { return c.minTokens }
-
-// Placeholder reports the placeholder template.
-func (c *ToolResultPruningCompactor) Placeholder() string { return c.placeholder }
-
-// SkipMetaKeys reports a copy of the Extra keys that exempt a result.
-func (c *ToolResultPruningCompactor) SkipMetaKeys() []string { return slices.Clone(c.skipKeys) }
 
 // Compact implements Compactor. It returns (nil, nil) when the conversation
 // already fits or no result could be pruned with a saving. The size is

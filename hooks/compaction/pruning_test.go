@@ -161,7 +161,7 @@ func prCheckPruned(t *testing.T, p, orig *schema.Message, counter TokenCounter) 
 		t.Errorf("content = %q, want %q", p.Content, want)
 	}
 	f, _ := MarkerFields(p)
-	if n, _ := MarkerInt(f["original_tokens"]); n != count(counter, orig) {
+	if n, _ := markerInt(f["original_tokens"]); n != count(counter, orig) {
 		t.Errorf("original_tokens = %v, want %d", f["original_tokens"], count(counter, orig))
 	}
 }
@@ -237,9 +237,9 @@ func TestToolResultPruningImageResult(t *testing.T) {
 func TestToolResultPruningConfig(t *testing.T) {
 	t.Parallel()
 	c := prNew(t, nil)
-	if c.MinKeepSteps() != 1 || c.MinTokens() != 200 || c.Placeholder() != DefaultPruningPlaceholder ||
-		!reflect.DeepEqual(c.SkipMetaKeys(), []string{"tool_result_offloaded"}) {
-		t.Errorf("defaults = %d %d %q %v", c.MinKeepSteps(), c.MinTokens(), c.Placeholder(), c.SkipMetaKeys())
+	if c.minKeep != 1 || c.minTokens != 200 || c.placeholder != DefaultPruningPlaceholder ||
+		!reflect.DeepEqual(c.skipKeys, []string{"tool_result_offloaded"}) {
+		t.Errorf("defaults = %d %d %q %v", c.minKeep, c.minTokens, c.placeholder, c.skipKeys)
 	}
 	zero, neg := 0, -1
 	for _, tt := range []struct {

@@ -14,8 +14,12 @@ type RenderOptions struct {
 	// transcript wants them (they are identifiers the agent may need); counters
 	// do not.
 	ToolCallIDs bool
-	// Attachment renders non-text parts. Nil means ShortAttachment.
-	Attachment AttachmentRenderer
+	// Attachment renders a non-text part as the text that stands for it
+	// (DescribeAttachment is the summarizer's). The attachment's Extra may
+	// be the message's own map: read it, never write it, since the caller's
+	// messages must stay as they are. Nil means the short placeholder the
+	// counters use: "<image>", "<audio>", "<video>", "<file: NAME>".
+	Attachment func(Attachment) string
 	// Text, when set, rewrites every piece of text that comes from the
 	// conversation (message texts, tool results, tool names, call ids and
 	// arguments) before it is written; role labels and placeholders are not
@@ -134,7 +138,7 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 	}
 	placeholder := opts.Attachment
 	if placeholder == nil {
-		placeholder = ShortAttachment
+		placeholder = shortAttachment
 	}
 	role := string(m.Role)
 	if role == "" {

@@ -11,8 +11,8 @@ import (
 )
 
 // Report is what one triggered run of a CompactionHook found and did. The
-// hook fills the trigger numbers; compactors add one Round per summarizer
-// call through ReportRound.
+// hook fills the trigger numbers; the summarization compactor adds one
+// Round per summarizer call.
 type Report struct {
 	Step           int     // State.StepCount when the hook ran
 	Estimated      int     // estimated size of the coming model call
@@ -90,10 +90,10 @@ func (l *roundLog) take() []Round {
 	return l.rounds
 }
 
-// ReportRound adds r to the Report of the compaction running under ctx. A
+// reportRound adds r to the Report of the compaction running under ctx. A
 // compactor calls it once per summarizer round; outside a CompactionHook it
 // does nothing.
-func ReportRound(ctx context.Context, r Round) {
+func reportRound(ctx context.Context, r Round) {
 	l, ok := ctx.Value(roundLogKey{}).(*roundLog)
 	if !ok {
 		return

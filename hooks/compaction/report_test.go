@@ -23,7 +23,7 @@ func reportCompactor(kept []*schema.Message, err error) Compactor {
 			mctx := callbacks.ReuseHandlers(ctx, &callbacks.RunInfo{Name: "summarizer", Component: components.ComponentOfChatModel})
 			mctx = callbacks.OnStart(mctx, "prompt")
 			callbacks.OnEnd(mctx, "summary")
-			ReportRound(ctx, Round{Tier: TierCurrentTaskSteps, TokensBefore: 100 - i, TokensAfter: 50 - i, Latency: time.Millisecond})
+			reportRound(ctx, Round{Tier: TierCurrentTaskSteps, TokensBefore: 100 - i, TokensAfter: 50 - i, Latency: time.Millisecond})
 		}
 		return kept, err
 	})
@@ -141,7 +141,7 @@ func TestHookNoReportBelowTrigger(t *testing.T) {
 
 func TestReportRoundOutsideHookIsANoOp(t *testing.T) {
 	t.Parallel()
-	ReportRound(context.Background(), Round{Tier: TierHistoricalTurns}) // must not panic
+	reportRound(context.Background(), Round{Tier: TierHistoricalTurns}) // must not panic
 }
 
 func joinEvents(s *seenCallbacks) string {

@@ -71,12 +71,6 @@ func NewSlidingWindowCompactor(_ context.Context, cfg *SlidingWindowConfig) (*Sl
 	return c, nil
 }
 
-// MinKeepSteps reports how many of the newest steps are always kept.
-func (c *SlidingWindowCompactor) MinKeepSteps() int { return c.minKeep }
-
-// OmissionNote reports the note template; "" means no note is inserted.
-func (c *SlidingWindowCompactor) OmissionNote() string { return c.note }
-
 // Compact implements Compactor. It returns (nil, nil) when the conversation
 // already fits, when nothing may be removed, when the only removable messages
 // are its own earlier notes (replacing one note with another frees nothing),

@@ -203,10 +203,10 @@ func swCheckNote(t *testing.T, m *schema.Message, text string, removed, kept int
 	if !ok || f["strategy"] != StrategySlidingWindow {
 		t.Fatalf("note marker = %v, want strategy %s", m.Extra, StrategySlidingWindow)
 	}
-	if r, _ := MarkerInt(f["removed_messages"]); r != removed {
+	if r, _ := markerInt(f["removed_messages"]); r != removed {
 		t.Errorf("removed_messages = %v, want %d", f["removed_messages"], removed)
 	}
-	if k, _ := MarkerInt(f["kept_messages"]); k != kept {
+	if k, _ := markerInt(f["kept_messages"]); k != kept {
 		t.Errorf("kept_messages = %v, want %d", f["kept_messages"], kept)
 	}
 }
@@ -252,8 +252,8 @@ func TestSlidingWindowMinKeepSteps(t *testing.T) {
 func TestSlidingWindowConfig(t *testing.T) {
 	t.Parallel()
 	c := swNew(t, nil)
-	if c.MinKeepSteps() != 1 || c.OmissionNote() != DefaultOmissionNote {
-		t.Errorf("defaults = %d %q", c.MinKeepSteps(), c.OmissionNote())
+	if c.minKeep != 1 || c.note != DefaultOmissionNote {
+		t.Errorf("defaults = %d %q", c.minKeep, c.note)
 	}
 	if !strings.Contains(DefaultOmissionNote, "{num_removed}") {
 		t.Error("the default note must state the number removed")

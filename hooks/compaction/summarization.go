@@ -279,12 +279,12 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 const closeEnough = 20
 
 // round asks the chat model for one summary and swaps it in, reporting the
-// round to the CompactionHook's Report (ReportRound) and to OnRound.
+// round to the CompactionHook's Report (reportRound) and to OnRound.
 func (c *SummarizationCompactor) round(ctx context.Context, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter) ([]*schema.Message, int, error) {
 	rep := Round{Tier: plan.Tier, Indices: plan.Indices, TokensBefore: before, Model: c.model, Attempts: 1}
 	next, after, err := c.summarize(ctx, messages, plan, before, target, counter, &rep)
 	rep.TokensAfter, rep.Err = after, err
-	ReportRound(ctx, rep)
+	reportRound(ctx, rep)
 	if c.onRound != nil {
 		c.onRound(ctx, rep)
 	}
