@@ -170,8 +170,11 @@ type SummarizeConfig struct {
 	// MinKeepSteps is how many newest agent steps are never summarized.
 	// Default 1; >= 0.
 	MinKeepSteps int `yaml:"min_keep_steps"`
-	// ApproximateSummaryTokens is the planned size of one summary.
-	// Default 1024; >= 1. Small context windows want a smaller value.
+	// ApproximateSummaryTokens is the planned size of one summary until
+	// the compactor has seen its summarizer's replies. Default 0: the
+	// library's prior, 64 tokens plus a sixth of what a round replaces (at
+	// most 2,048) plus the identifier ledger's cap, which suits small
+	// windows too; >= 0.
 	ApproximateSummaryTokens int `yaml:"approximate_summary_tokens"`
 	// SummaryInstruction replaces the built-in instruction when not empty.
 	// Default "".
@@ -262,7 +265,7 @@ func DefaultConfig() *Config {
 				TokensPerImage: 85,
 				TokensPerFile:  1000,
 			},
-			Summarize: SummarizeConfig{MinKeepSteps: 1, ApproximateSummaryTokens: 1024,
+			Summarize: SummarizeConfig{MinKeepSteps: 1,
 				Ledger: LedgerConfig{Enabled: true, MaxRemembered: 200}},
 			Slide:    SlideConfig{MinKeepSteps: 1},
 			Prune:    PruneConfig{MinKeepSteps: 1, MinTokens: 200},

@@ -83,10 +83,14 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps co
 			return nil, fmt.Errorf("config: %s = %q: no summarizer model", key, name)
 		}
 		s := c.Summarize
+		var approx *int // 0: the library's prior, then what the replies show
+		if s.ApproximateSummaryTokens > 0 {
+			approx = &s.ApproximateSummaryTokens
+		}
 		comp, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
 			ChatModel:                deps.Summarizer,
 			MinKeepSteps:             &s.MinKeepSteps,
-			ApproximateSummaryTokens: &s.ApproximateSummaryTokens,
+			ApproximateSummaryTokens: approx,
 			SummaryInstruction:       s.SummaryInstruction,
 			RaiseOnFailure:           s.RaiseOnFailure,
 			Logger:                   deps.Logger,
