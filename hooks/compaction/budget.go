@@ -35,7 +35,7 @@ func (r *remainder) groupTokens(group []int) (int, error) {
 const minCutRunes = 96
 
 // fitTranscript returns the transcript to show the summarizer for indices,
-// its size, and how many messages were cut to make it fit. Under
+// wrapped in its tags (wrappedTranscript), its size without them, and how many messages were cut to make it fit. Under
 // MaxSummarizerInputTokens it cuts the longest texts the transcript shows,
 // whatever field of a message holds them (content, parts, tool-call
 // arguments, names, ids, attachment placeholders), keeping head and tail and
@@ -47,8 +47,8 @@ func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*
 	var cut int
 	cutter := &textCutter{}
 	size := func() (int, error) {
-		text, cut = transcript(messages, indices, cutter)
-		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(text)}, nil)
+		text, cut = wrappedTranscript(messages, indices, cutter)
+		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(transcriptBody(text))}, nil)
 		if err != nil {
 			return 0, fmt.Errorf("compaction: measuring the summarizer's transcript: %w", err)
 		}

@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 
@@ -69,10 +70,13 @@ var entryLookalike = regexp.MustCompile(`(?i)\[(\s*conversation_summary\s*)\]`)
 // message and a transcript built by Transcript, wrapped in its tags, as a
 // user message.
 func promptFor(instruction, transcript string) []*schema.Message {
-	return []*schema.Message{
-		schema.SystemMessage(instruction),
-		schema.UserMessage(transcriptOpen + "\n" + transcript + "\n" + transcriptClose),
-	}
+	return promptWrapped(instruction, transcriptOpen+"\n"+transcript+"\n"+transcriptClose)
+}
+
+// promptWrapped is promptFor for a transcript already wrapped in its tags
+// (see wrappedTranscript), so a large transcript is not copied once more.
+func promptWrapped(instruction, wrapped string) []*schema.Message {
+	return []*schema.Message{schema.SystemMessage(instruction), schema.UserMessage(wrapped)}
 }
 
 // Transcript renders messages[indices] as the summarizer reads them, one
@@ -95,12 +99,34 @@ func Transcript(messages []*schema.Message, indices []int) string {
 // whole, as compaction wrote them to a known size, except for their ledger
 // block (see withoutLedgerBlock).
 func transcript(messages []*schema.Message, indices []int, cut *textCutter) (string, int) {
-	var b strings.Builder
-	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, Text: indentContinuation}
+	wrapped, n := wrappedTranscript(messages, indices, cut)
+	return transcriptBody(wrapped), n
+}
+
+// transcriptBody is the transcript inside a wrappedTranscript, without a copy.
+func transcriptBody(wrapped string) string {
+	return wrapped[len(transcriptOpen)+1 : len(wrapped)-len(transcriptClose)-1]
+}
+
+// wrappedTranscript is transcript already wrapped in its tags, the way the
+// summarizer receives it: transcriptOpen, "\n", the transcript, "\n",
+// transcriptClose. The whole text is written once into one buffer sized
+// beforehand; each message is rendered into a reused scratch buffer first,
+// since the rare one that imitates a summary header must be rewritten.
+// Rendering each message into a string of its own, growing the transcript by
+// doubling and copying it again to wrap it was most of its cost (a
+// compaction of 1,000 messages renders half a megabyte).
+func wrappedTranscript(messages []*schema.Message, indices []int, cut *textCutter) (string, int) {
+	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, indent: true}
 	if cut != nil {
 		opts.Text = func(s string) string { return indentContinuation(cut.text(s)) }
 		opts.Attachment = func(a Attachment) string { return lineBreaks.Replace(cut.text(DescribeAttachment(a))) }
 	}
+	var b strings.Builder
+	b.Grow(transcriptSizeHint(messages, indices))
+	b.WriteString(transcriptOpen)
+	b.WriteString("\n")
+	var scratch bytes.Buffer
 	cutMessages := 0
 	for n, i := range indices {
 		if n > 0 {
@@ -114,12 +140,80 @@ func transcript(messages []*schema.Message, indices []int, cut *textCutter) (str
 			continue
 		}
 		cuts := cut.count()
-		b.WriteString(entryLookalike.ReplaceAllString(RenderMessage(m, opts), "($1)"))
+		scratch.Reset()
+		renderOne(&scratch, m, opts)
+		if mayHoldEntryHeader(scratch.Bytes()) {
+			b.WriteString(entryLookalike.ReplaceAllString(scratch.String(), "($1)"))
+		} else {
+			b.Write(scratch.Bytes())
+		}
 		if cut.count() > cuts {
 			cutMessages++
 		}
 	}
-	return neutralise(b.String()), cutMessages
+	b.WriteString("\n")
+	b.WriteString(transcriptClose)
+	wrapped := b.String()
+	body := transcriptBody(wrapped)
+	if safe := neutralise(body); safe != body {
+		wrapped = transcriptOpen + "\n" + safe + "\n" + transcriptClose
+	}
+	return wrapped, cutMessages
+}
+
+// transcriptSizeHint is about the length of a wrapped transcript: the texts
+// the messages carry and room for the labels around them. It only sizes the
+// buffer; being a little short costs one more copy.
+func transcriptSizeHint(messages []*schema.Message, indices []int) int {
+	n := len(transcriptOpen) + len(transcriptClose) + 2
+	for _, i := range indices {
+		m := messages[i]
+		if m == nil {
+			n += 32
+			continue
+		}
+		n += len(m.Content) + len(m.ToolName) + len(m.ToolCallID) + 32
+		for _, tc := range m.ToolCalls {
+			n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments) + 32
+		}
+		for _, p := range m.UserInputMultiContent {
+			n += len(p.Text) + 32
+		}
+		for _, p := range m.AssistantGenMultiContent {
+			n += len(p.Text) + 32
+		}
+		for _, p := range m.MultiContent {
+			n += len(p.Text) + 32
+		}
+	}
+	return n + n/32 // continuation lines are indented
+}
+
+// mayHoldEntryHeader is a cheap test that b holds nothing entryLookalike
+// matches: any match holds "conversation_summary", so "ation_" in ASCII
+// (case folding pairs no other letter with a, t, i, o or n).
+func mayHoldEntryHeader(b []byte) bool {
+	for from := 0; ; {
+		i := bytes.IndexByte(b[from:], '_')
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		if at >= 5 && asciiLowerEqual(b[at-5:at], "ation") {
+			return true
+		}
+		from = at + 1
+	}
+}
+
+// asciiLowerEqual reports whether b, its ASCII letters lowered, is lower.
+func asciiLowerEqual(b []byte, lower string) bool {
+	for i := range len(lower) {
+		if b[i]|0x20 != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // indentContinuation indents every line of a content text after its first,

@@ -28,13 +28,37 @@ type RenderOptions struct {
 	// indent continuation lines, so content cannot start a line that looks
 	// like a message of its own. Nil writes text as it is.
 	Text func(string) string
+
+	// indent, with Text nil, writes text as indentContinuation would
+	// rewrite it, straight into the sink: the transcript's rendering then
+	// needs no copy of each text with a line break.
+	indent bool
 }
 
-func (o RenderOptions) text(s string) string {
-	if o.Text == nil {
-		return s
+// writeText writes a text that comes from the conversation, through Text.
+func (o RenderOptions) writeText(w textSink, s string) {
+	switch {
+	case o.Text != nil:
+		w.WriteString(o.Text(s))
+	case o.indent:
+		writeIndented(w, s)
+	default:
+		w.WriteString(s)
 	}
-	return o.Text(s)
+}
+
+// writeIndented writes indentContinuation(s) without building it.
+func writeIndented(w textSink, s string) {
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			w.WriteString(s)
+			return
+		}
+		w.WriteString(s[:i])
+		w.WriteString("\n  ")
+		s = s[i+1:]
+	}
 }
 
 // Render writes a conversation as plain text, one line or more per message,
@@ -146,15 +170,15 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 	}
 	if m.Role == schema.Tool {
 		w.WriteString("[tool:")
-		w.WriteString(opts.text(orDefault(m.ToolName, "unknown")))
+		opts.writeText(w, orDefault(m.ToolName, "unknown"))
 		if opts.ToolCallIDs && m.ToolCallID != "" {
 			w.WriteString(" id=")
-			w.WriteString(opts.text(m.ToolCallID))
+			opts.writeText(w, m.ToolCallID)
 		}
 		w.WriteString("] ")
 		for p := range contentParts(m) {
 			if p.isText {
-				w.WriteString(opts.text(p.text))
+				opts.writeText(w, p.text)
 			} else {
 				w.WriteString(placeholder(p.attachment))
 			}
@@ -180,12 +204,15 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 		case texts == 0:
 			line()
 			w.WriteString("] ")
-			w.WriteString(opts.text(p.text))
+			opts.writeText(w, p.text)
 		case opts.Text != nil:
 			// A later part starts a line of its own: Text must see that
 			// line break, or the part escapes what it does to continuation
 			// lines (the transcript's indent).
 			w.WriteString(opts.Text("\n" + p.text))
+		case opts.indent:
+			writeIndented(w, "\n")
+			writeIndented(w, p.text)
 		default:
 			w.WriteString("\n")
 			w.WriteString(p.text)
@@ -197,16 +224,16 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 		w.WriteString(" -> tool_call")
 		if opts.ToolCallIDs && tc.ID != "" {
 			w.WriteString(" id=")
-			w.WriteString(opts.text(tc.ID))
+			opts.writeText(w, tc.ID)
 		}
 		w.WriteString("] ")
-		w.WriteString(opts.text(tc.Function.Name))
+		opts.writeText(w, tc.Function.Name)
 		w.WriteString("(")
 		args := strings.TrimSpace(tc.Function.Arguments)
 		if args == "" {
 			args = "{}"
 		}
-		w.WriteString(opts.text(args))
+		opts.writeText(w, args)
 		w.WriteString(")")
 	}
 	for p := range contentParts(m) {

@@ -299,7 +299,7 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*sche
 	}
 	rep.Truncated, rep.InputTokens = truncated, inputTokens
 	start := time.Now()
-	reply, err := c.generate(ctx, promptFor(c.instruction, transcript))
+	reply, err := c.generate(ctx, promptWrapped(c.instruction, transcript))
 	rep.Latency = time.Since(start)
 	if reply != nil {
 		if reply.ResponseMeta != nil && reply.ResponseMeta.Usage != nil {
