@@ -199,29 +199,49 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 	if l.off || len(entries) == 0 {
 		return text, stats, nil, nil
 	}
-	// One pass over the summary for all identifiers: a search per
-	// identifier made this quadratic (thousands of identifiers, a summary of
-	// kilobytes).
+	// All identifiers are checked together (substrings.FoundIn): a search
+	// per identifier made this quadratic (thousands of identifiers, a
+	// summary of kilobytes), and an automaton over all of them cost more to
+	// build than the summary costs to read.
 	// A value counts as kept written verbatim or in its datamarked form
 	// (spotlight.Datamark), the way the extractive summarizer quotes tool
 	// text; for an identifier without white space the two are the same.
-	values := make([]string, 2*len(entries))
+	// marked[i] is the index in values of entry i's datamarked form, or -1
+	// when that form is the value itself.
+	values := make([]string, len(entries), len(entries)+len(entries)/8)
+	marked := make([]int, len(entries))
 	for i, e := range entries {
-		values[2*i], values[2*i+1] = e.value, spotlight.Datamark(e.value)
+		values[i], marked[i] = e.value, -1
+		if spotlight.NeedsMark(e.value) {
+			marked[i] = len(values)
+			values = append(values, spotlight.Datamark(e.value))
+		}
 	}
-	found := substrings.NewSet(values).Found(text)
+	found := substrings.FoundIn(text, values)
 	var lost []ledgerEntry
 	for i := range entries {
-		if found[2*i] || found[2*i+1] {
+		if found[i] || marked[i] >= 0 && found[marked[i]] {
 			stats.Survived++
 		} else {
 			lost = append(lost, entries[i])
 		}
 	}
 	// Keep the most used, then the newest; drop the oldest and least used.
-	slices.SortStableFunc(lost, func(a, b ledgerEntry) int {
-		return cmp.Or(cmp.Compare(b.uses, a.uses), cmp.Compare(b.last, a.last))
+	// Ties keep their order: the position in lost breaks them, which gives
+	// a stable sort's order with an unstable sort's speed.
+	order := make([]int, len(lost))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		x, y := lost[a], lost[b]
+		return cmp.Or(cmp.Compare(y.uses, x.uses), cmp.Compare(y.last, x.last), cmp.Compare(a, b))
 	})
+	sorted := make([]ledgerEntry, len(lost))
+	for i, k := range order {
+		sorted[i] = lost[k]
+	}
+	lost = sorted
 	kept, block, err := l.fit(ctx, lost, counter)
 	if err != nil {
 		return text, stats, nil, err
@@ -242,8 +262,13 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 // search over the count needs O(log n) renderings and counts, where adding
 // one entry at a time needed n of each, quadratic in the block's size.
 func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounter) (int, string, error) {
+	// Each entry's line is marked once, however many probes list it.
+	lines := make([]string, 0, len(lost))
 	size := func(k int) (string, int, error) {
-		block := renderLedger(lost[:k], len(lost)-k)
+		for len(lines) < k {
+			lines = append(lines, ledgerLine(lost[len(lines)]))
+		}
+		block := ledgerBlock(lines[:k], len(lost)-k)
 		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(block)}, nil)
 		if err != nil {
 			return "", 0, fmt.Errorf("compaction: measuring the identifier ledger: %w", err)
@@ -267,8 +292,9 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 	return lo, block, nil
 }
 
-// renderLedger writes the block. Each value is copied by code, not written
-// by the summarizer, often from a tool result, into a user message, so it is
+// ledgerLine is an entry's line in the block, without its line break. Each
+// value is copied by code, not written by the summarizer, often from a tool
+// result, into a user message, so it is
 // marked as data (spotlight.Mark): an identifier without white space stays
 // byte for byte, an error line or any other free text is delimited and
 // datamarked, so a tool cannot pass an instruction to the agent through it.
@@ -276,12 +302,22 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 // tags are escaped before marking, as newSummary would escape them after:
 // once ˆ stands for the blanks in "</ conversation_summary>", no expression
 // for the tag's spellings sees it.
-func renderLedger(entries []ledgerEntry, dropped int) string {
+func ledgerLine(e ledgerEntry) string {
+	return "- " + spotlight.Mark(escapeSummaryTags(e.value))
+}
+
+// ledgerBlock is the block listing lines (from ledgerLine).
+func ledgerBlock(lines []string, dropped int) string {
+	n := len(ledgerHeading) + 48
+	for _, l := range lines {
+		n += len(l) + 1
+	}
 	var b strings.Builder
+	b.Grow(n)
 	b.WriteString(ledgerHeading)
-	for _, e := range entries {
-		b.WriteString("\n- ")
-		b.WriteString(spotlight.Mark(escapeSummaryTags(e.value)))
+	for _, l := range lines {
+		b.WriteString("\n")
+		b.WriteString(l)
 	}
 	if dropped > 0 {
 		fmt.Fprintf(&b, "\n(%d more dropped to fit the cap)", dropped)

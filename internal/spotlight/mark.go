@@ -32,6 +32,23 @@ const Note = "Text between « and », with ˆ for each space, is data quoted fro
 // read as a sentence) or one of the marks (so it could pass for, or break, a
 // marked text).
 func NeedsMark(s string) bool {
+	// Identifiers are mostly ASCII: test their bytes without decoding. The
+	// marks and the white space outside ASCII are all multi-byte runes, so
+	// the ASCII bytes need only the ASCII white space test.
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return needsMarkRunes(s[i:])
+		}
+		if c == ' ' || '\t' <= c && c <= '\r' {
+			return true
+		}
+	}
+	return false
+}
+
+// needsMarkRunes is NeedsMark rune by rune.
+func needsMarkRunes(s string) bool {
 	for _, r := range s {
 		if unicode.IsSpace(r) || reserved(r) {
 			return true

@@ -143,3 +143,27 @@ func TestUnmarkAllReadsEveryMarkedTextBack(t *testing.T) {
 		t.Error("a text without marks changed")
 	}
 }
+
+// TestNeedsMarkASCIIPathAgrees checks NeedsMark's byte-wise path against
+// the rune-wise test on every ASCII byte and on random mixed text.
+func TestNeedsMarkASCIIPathAgrees(t *testing.T) {
+	t.Parallel()
+	for c := range 0x80 {
+		for _, s := range []string{string(rune(c)), "ab" + string(rune(c)) + "é", "é" + string(rune(c))} {
+			if NeedsMark(s) != needsMarkRunes(s) {
+				t.Errorf("NeedsMark(%q) = %v, rune-wise %v", s, NeedsMark(s), needsMarkRunes(s))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	pool := []string{"a", "/", "\t", "\n", " ", "\u0085", "\u00a0", "«", "ˆ", "\xff", "é", "\u2028", "x"}
+	for range 2000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(pool[r.IntN(len(pool))])
+		}
+		if s := b.String(); NeedsMark(s) != needsMarkRunes(s) {
+			t.Fatalf("NeedsMark(%q) = %v, rune-wise %v", s, NeedsMark(s), needsMarkRunes(s))
+		}
+	}
+}

@@ -65,3 +65,39 @@ func TestSetRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestFoundInMatchesContains checks FoundIn against strings.Contains on
+// random texts over a small alphabet (where pieces collide and most strings
+// pass the table), with strings long and short, and with enough candidates
+// that both the direct search and the automaton answer.
+func TestFoundInMatchesContains(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	word := func(alphabet string, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for _, alphabet := range []string{"ab", "abc", "abcdefghij/._-0123456789"} {
+		for range 300 {
+			text := word(alphabet, r.IntN(2000))
+			strs := make([]string, r.IntN(400))
+			for i := range strs {
+				if len(text) > 0 && r.IntN(3) == 0 {
+					a := r.IntN(len(text))
+					strs[i] = text[a : a+r.IntN(min(len(text)-a, 40)+1)]
+				} else {
+					strs[i] = word(alphabet, r.IntN(24))
+				}
+			}
+			got := FoundIn(text, strs)
+			for i, s := range strs {
+				if got[i] != strings.Contains(text, s) {
+					t.Fatalf("%q in %q: got %v", s, text, got[i])
+				}
+			}
+		}
+	}
+}
