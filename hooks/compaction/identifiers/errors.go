@@ -31,7 +31,7 @@ const (
 func findQuotedErrors(text string) []Match {
 	var out []Match
 	eachLine(text, func(line string, off int) {
-		if !strings.ContainsAny(line, "\"'`") {
+		if !hasQuote(line) {
 			return
 		}
 		i := 0
@@ -73,8 +73,11 @@ func closingQuote(line string, open int) int {
 }
 
 func isErrorText(s string) bool {
-	if len(s) < minQuoted || len(s) > maxQuoted || !strings.ContainsAny(s, " :") {
+	if len(s) < minQuoted || len(s) > maxQuoted || strings.IndexByte(s, ' ') < 0 && strings.IndexByte(s, ':') < 0 {
 		return false
+	}
+	if isASCII(s) {
+		return hasErrorWordASCII(s)
 	}
 	low := strings.ToLower(s)
 	for _, w := range errorWords {
@@ -128,4 +131,59 @@ func startsWithErrorWord(s string) bool {
 		}
 	}
 	return false
+}
+
+// hasQuote is strings.ContainsAny(line, "\"'`") without building the set of
+// bytes on every call, which was a tenth of the error extractors' time.
+func hasQuote(line string) bool {
+	return strings.IndexByte(line, '"') >= 0 || strings.IndexByte(line, '\'') >= 0 || strings.IndexByte(line, '`') >= 0
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// errorWordsByFirst lists errorWords by their first letter.
+var errorWordsByFirst = func() (t [256][]string) {
+	for _, w := range errorWords {
+		t[w[0]] = append(t[w[0]], w)
+	}
+	return t
+}()
+
+// hasErrorWordASCII is, for ASCII s, whether strings.ToLower(s) holds one of
+// errorWords, found in one pass over s without lowering a copy of it. (Only
+// ASCII text can be tested so: ToLower maps "K" (Kelvin) to "k" and "İ" to
+// two code points.)
+func hasErrorWordASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		for _, w := range errorWordsByFirst[lowerASCII(s[i])] {
+			if len(s)-i >= len(w) && equalFoldASCII(s[i:i+len(w)], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// equalFoldASCII reports whether s lowered is lower (lower is in lower case).
+func equalFoldASCII(s, lower string) bool {
+	for i := 0; i < len(lower); i++ {
+		if lowerASCII(s[i]) != lower[i] {
+			return false
+		}
+	}
+	return true
 }

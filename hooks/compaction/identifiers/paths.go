@@ -68,7 +68,17 @@ func isDrive(s string) bool {
 }
 
 func trimPathTail(s string) string {
-	return strings.TrimRight(s, ".!?*")
+	// strings.TrimRight(s, ".!?*"), without building the set of bytes on
+	// every call.
+	for len(s) > 0 {
+		switch s[len(s)-1] {
+		case '.', '!', '?', '*':
+			s = s[:len(s)-1]
+			continue
+		}
+		break
+	}
+	return s
 }
 
 func isPath(p string) bool {
@@ -85,7 +95,7 @@ func isPath(p string) bool {
 	for _, prefix := range []string{"/", "~/", "./", "../"} {
 		if strings.HasPrefix(p, prefix) {
 			rest := p[len(prefix):]
-			return !strings.HasPrefix(p, "//") && strings.Trim(rest, "/.") != ""
+			return !strings.HasPrefix(p, "//") && !onlySlashesAndDots(rest)
 		}
 	}
 	return hasExtension(p[strings.LastIndexByte(p, '/')+1:])
@@ -140,8 +150,25 @@ func knownExtension(name string) bool {
 	if !hasExtension(name) || strings.HasPrefix(name, ".") {
 		return false
 	}
-	_, ok := fileExtensions[strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])]
+	// hasExtension let through only ASCII letters and digits, so lowering
+	// byte by byte is strings.ToLower, here without allocating.
+	ext := name[strings.LastIndexByte(name, '.')+1:]
+	var low [10]byte
+	for i := 0; i < len(ext); i++ {
+		low[i] = lowerASCII(ext[i])
+	}
+	_, ok := fileExtensions[string(low[:len(ext)])]
 	return ok
+}
+
+// onlySlashesAndDots is strings.Trim(s, "/.") == "".
+func onlySlashesAndDots(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '/' && s[i] != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 var fileExtensions = func() map[string]struct{} {
