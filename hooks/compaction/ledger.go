@@ -134,8 +134,15 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 	if l.off {
 		return nil
 	}
-	byValue := map[string]int{}
-	var entries []ledgerEntry
+	byValue := make(map[string]int, len(indices))
+	entries := make([]ledgerEntry, 0, len(indices))
+	// The messages are rendered one after another into one buffer, and
+	// each is read as its part of it: one allocation instead of one per
+	// message. Values found are substrings of the buffer; repair copies
+	// those the summary's marker keeps, so the buffer does not outlive the
+	// round.
+	var rendered strings.Builder
+	rendered.Grow(transcriptSizeHint(messages, indices))
 	note := func(v string, pos int) {
 		if i, ok := byValue[v]; ok {
 			entries[i].uses++
@@ -166,7 +173,9 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 			// white space, which marking replaced ("ˆ/tmp/a.go:ˆno").
 			text = spotlight.UnmarkAll(summaryBody(m))
 		} else {
-			text = RenderMessage(m, RenderOptions{Attachment: DescribeAttachment})
+			start := rendered.Len()
+			renderOne(&rendered, m, RenderOptions{Attachment: DescribeAttachment})
+			text = rendered.String()[start:]
 		}
 		for _, match := range identifiers.Extract(text, l.extractors) {
 			note(match.Value, pos)
@@ -207,12 +216,15 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 	// (spotlight.Datamark), the way the extractive summarizer quotes tool
 	// text; for an identifier without white space the two are the same.
 	// marked[i] is the index in values of entry i's datamarked form, or -1
-	// when that form is the value itself.
+	// when that form is the value itself or cannot be in text: a datamarked
+	// form that differs from its value holds Space or the escape, so a
+	// summary with neither needs no datamarked form computed.
 	values := make([]string, len(entries), len(entries)+len(entries)/8)
 	marked := make([]int, len(entries))
+	marks := spotlight.HasMarks(text)
 	for i, e := range entries {
 		values[i], marked[i] = e.value, -1
-		if spotlight.NeedsMark(e.value) {
+		if marks && spotlight.NeedsMark(e.value) {
 			marked[i] = len(values)
 			values = append(values, spotlight.Datamark(e.value))
 		}
@@ -229,19 +241,7 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 	// Keep the most used, then the newest; drop the oldest and least used.
 	// Ties keep their order: the position in lost breaks them, which gives
 	// a stable sort's order with an unstable sort's speed.
-	order := make([]int, len(lost))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		x, y := lost[a], lost[b]
-		return cmp.Or(cmp.Compare(y.uses, x.uses), cmp.Compare(y.last, x.last), cmp.Compare(a, b))
-	})
-	sorted := make([]ledgerEntry, len(lost))
-	for i, k := range order {
-		sorted[i] = lost[k]
-	}
-	lost = sorted
+	lost = sortLost(lost)
 	kept, block, err := l.fit(ctx, lost, counter)
 	if err != nil {
 		return text, stats, nil, err
@@ -252,9 +252,47 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 	}
 	remembered := make([]any, 0, min(len(entries), l.remember))
 	for _, e := range entries[max(len(entries)-l.remember, 0):] {
-		remembered = append(remembered, e.value)
+		// A copy: the value may be part of the text collect rendered all
+		// the replaced messages into, which the summary must not keep alive.
+		remembered = append(remembered, strings.Clone(e.value))
 	}
 	return text, stats, map[string]any{ledgerMarkerKey: remembered}, nil
+}
+
+// sortLost orders lost entries most used first, then newest first, ties in
+// their order in lost: a stable sort's order with an unstable sort's speed.
+// When the three fit in 21 bits each they are packed in one key, so the sort
+// compares integers instead of calling a function per comparison.
+func sortLost(lost []ledgerEntry) []ledgerEntry {
+	const bits, limit = 21, 1 << 21
+	packable := len(lost) < limit
+	for _, e := range lost {
+		packable = packable && e.uses >= 0 && e.uses < limit && e.last >= 0 && e.last < limit
+	}
+	sorted := make([]ledgerEntry, len(lost))
+	if packable {
+		keys := make([]uint64, len(lost))
+		for i, e := range lost {
+			keys[i] = uint64(limit-1-e.uses)<<(2*bits) | uint64(limit-1-e.last)<<bits | uint64(i)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			sorted[i] = lost[k&(limit-1)]
+		}
+		return sorted
+	}
+	order := make([]int, len(lost))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		x, y := lost[a], lost[b]
+		return cmp.Or(cmp.Compare(y.uses, x.uses), cmp.Compare(y.last, x.last), cmp.Compare(a, b))
+	})
+	for i, k := range order {
+		sorted[i] = lost[k]
+	}
+	return sorted
 }
 
 // fit returns how many of lost, taken in order, the block can list within

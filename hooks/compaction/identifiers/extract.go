@@ -68,7 +68,11 @@ func Extract(text string, extractors []Extractor) []Match {
 	// Each extractor scans left to right, so its matches come sorted (a
 	// custom one's are sorted here if not): merging the lists is linear,
 	// where sorting all matches together was the largest cost of extraction.
-	lists := make([][]Match, 0, len(extractors))
+	// Small fixed arrays hold the lists and heads for up to eight extractors
+	// (the defaults), so a short text costs no allocation for them.
+	var listsBuf [8][]Match
+	var headsBuf [8]int
+	lists := listsBuf[:0]
 	total := 0
 	uuids, hashes := sharedHexScan(text, extractors)
 	for _, ex := range extractors {
@@ -90,9 +94,19 @@ func Extract(text string, extractors []Extractor) []Match {
 		lists = append(lists, ms)
 		total += len(ms)
 	}
-	heads := make([]int, len(lists))
+	heads := headsBuf[:0]
+	if len(lists) <= len(headsBuf) {
+		heads = headsBuf[:len(lists)]
+	} else {
+		heads = make([]int, len(lists))
+	}
 	out := make([]Match, 0, total)
-	seen := make(map[string]struct{}, total)
+	// Few matches are deduplicated by looking through out: a map for each
+	// message's handful of identifiers cost more than the search.
+	var seen map[string]struct{}
+	if total > smallMatchCount {
+		seen = make(map[string]struct{}, total)
+	}
 	maxEnd := -1
 	for {
 		best := -1
@@ -116,13 +130,22 @@ func Extract(text string, extractors []Extractor) []Match {
 			continue
 		}
 		maxEnd = m.End()
-		if _, dup := seen[m.Value]; dup {
-			continue
+		if seen == nil {
+			if slices.ContainsFunc(out, func(o Match) bool { return o.Value == m.Value }) {
+				continue
+			}
+		} else {
+			if _, dup := seen[m.Value]; dup {
+				continue
+			}
+			seen[m.Value] = struct{}{}
 		}
-		seen[m.Value] = struct{}{}
 		out = append(out, m)
 	}
 }
+
+// smallMatchCount is the most matches Extract deduplicates without a map.
+const smallMatchCount = 16
 
 // sharedHexScan runs UUIDs and Hashes as one scan when both are listed, and
 // returns their matches apart; nil when they are not both there.
