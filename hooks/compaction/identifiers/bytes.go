@@ -9,6 +9,9 @@ const (
 	classWord // letter, digit or "_"
 	classPathStop
 	classURLStop
+	classHexRun      // word byte or "-": what scanHex's runs are made of
+	classHyphen      // "-"
+	classPathSpecial // "/", "\\" or ".": a token holding one may be a path
 )
 
 var byteClass = func() (t [256]uint8) {
@@ -25,6 +28,15 @@ var byteClass = func() (t [256]uint8) {
 	}
 	for _, c := range " \t\n\r\f\v\"'`\\<>{}|^" {
 		t[c] |= classURLStop
+	}
+	for c := range t {
+		if t[c]&classWord != 0 {
+			t[c] |= classHexRun
+		}
+	}
+	t['-'] |= classHexRun | classHyphen
+	for _, c := range "/\\." {
+		t[c] |= classPathSpecial
 	}
 	return t
 }()

@@ -37,7 +37,8 @@ func TestExtractMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 13))
 	pool := []string{"a", "Z", "/", "\\", ".", ":", "!", "?", "*", " ", "\t", "\n", "\"", "'", "`", "-", "[", "] ",
 		"C:", "go", ".GO", ".Md", "~/", "./", "../", "//", "://", "ERROR", "Error", "error", "FAIL", "panic", "Fatal",
-		"İnvalid", "tracebacK", "Traceback", "TIMED OUT", "not found", "x_1", "é", "\xff", "Exception", "java.io.IOException"}
+		"İnvalid", "tracebacK", "Traceback", "TIMED OUT", "not found", "x_1", "é", "\xff", "Exception", "java.io.IOException",
+		"deadbeef1", "0123abcd", "12345678-1234-1234-1234-123456789abc", "req-", "_"}
 	for range 3000 {
 		var b strings.Builder
 		for range r.IntN(40) {

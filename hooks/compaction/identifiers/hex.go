@@ -33,14 +33,20 @@ func scanHex(text string, uuids, hashes bool) []Match {
 			i++
 			continue
 		}
+		// One table lookup per byte; the classes seen are gathered to
+		// tell whether the run holds a hyphen.
 		j := i
-		hyphen := false
-		for j < len(text) && (isWordByte(text[j]) || text[j] == '-') {
-			hyphen = hyphen || text[j] == '-'
+		var seen uint8
+		for j < len(text) {
+			c := byteClass[text[j]]
+			if c&classHexRun == 0 {
+				break
+			}
+			seen |= c
 			j++
 		}
 		switch {
-		case hyphen:
+		case seen&classHyphen != 0:
 			out = scanRun(text, i, j, uuids, hashes, out)
 		case hashes && isHash(text[i:j]):
 			// Most runs are plain words: no groups to split, nothing to allocate.

@@ -23,15 +23,19 @@ func findPaths(text string) []Match {
 			i++
 			continue
 		}
+		// One table lookup per byte; the classes seen are gathered to
+		// tell whether the token holds "/", "\\" or ".".
 		j := i
-		candidate := false
-		for j < len(text) && !isPathStop(text[j]) {
-			if c := text[j]; c == '/' || c == '\\' || c == '.' {
-				candidate = true
+		var seen uint8
+		for j < len(text) {
+			c := byteClass[text[j]]
+			if c&classPathStop != 0 {
+				break
 			}
+			seen |= c
 			j++
 		}
-		if candidate {
+		if seen&classPathSpecial != 0 {
 			out = pathsInToken(text, i, j, out)
 		}
 		i = j

@@ -222,3 +222,28 @@ func refKnownExtension(name string) bool {
 	_, ok := fileExtensions[strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])]
 	return ok
 }
+
+func refScanHex(text string, uuids, hashes bool) []Match {
+	var out []Match
+	i := 0
+	for i < len(text) {
+		if !isWordByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		hyphen := false
+		for j < len(text) && (isWordByte(text[j]) || text[j] == '-') {
+			hyphen = hyphen || text[j] == '-'
+			j++
+		}
+		switch {
+		case hyphen:
+			out = scanRun(text, i, j, uuids, hashes, out)
+		case hashes && isHash(text[i:j]):
+			out = append(out, Match{Kind: KindHash, Value: text[i:j], Start: i})
+		}
+		i = j
+	}
+	return out
+}
