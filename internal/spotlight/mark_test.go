@@ -167,3 +167,20 @@ func TestNeedsMarkASCIIPathAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestHasMarksAgreesWithContainsAny checks HasMarks against the rune-wise
+// strings.ContainsAny it replaced, on random bytes valid UTF-8 or not.
+func TestHasMarksAgreesWithContainsAny(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(9, 10))
+	pool := []string{"a", " ", "«", "»", "ˆ", "¤", "\xc2", "\xcb", "\xab", "\xbb", "\x86", "\xa4", "\xe0", "\xf0\x90", "é", "\xff"}
+	for range 5000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(pool[r.IntN(len(pool))])
+		}
+		if s := b.String(); HasMarks(s) != strings.ContainsAny(s, "«»ˆ¤") {
+			t.Fatalf("HasMarks(%q) = %v, ContainsAny %v", s, HasMarks(s), !HasMarks(s))
+		}
+	}
+}
