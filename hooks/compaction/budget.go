@@ -45,7 +45,12 @@ const minCutRunes = 96
 func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*schema.Message, indices []int, counter TokenCounter) (string, int, int, error) {
 	var text string
 	var cut int
-	cutter := &textCutter{}
+	// Without a cap nothing is cut and the longest text need not be
+	// measured: no cutter, so texts are indented as they are written.
+	var cutter *textCutter
+	if c.maxInput > 0 {
+		cutter = &textCutter{}
+	}
 	size := func() (int, error) {
 		text, cut = wrappedTranscript(messages, indices, cutter)
 		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(transcriptBody(text))}, nil)
