@@ -23,16 +23,15 @@ func Arguments(keys ...string) Extractor {
 			names = append(names, strings.ToLower(k))
 		}
 	}
-	return ExtractorFunc(func(text string) []Match { return findArguments(text, names) })
+	return appender(func(dst []Match, text string) []Match { return appendArguments(dst, text, names) })
 }
 
 const maxArgument = 300
 
-func findArguments(text string, names []string) []Match {
+func appendArguments(out []Match, text string, names []string) []Match {
 	if len(names) == 0 {
-		return nil
+		return out
 	}
-	var out []Match
 	eachLine(text, func(line string, off int) {
 		for from := 0; ; {
 			i := strings.IndexByte(line[from:], '"')

@@ -6,12 +6,11 @@ import "strings"
 // "<image: ...>", "<file: ...>", "<audio: ...>" and "<video: ...>" on one
 // line. Their details (names, types, URLs) are all that is left of an
 // attachment once its message is summarized.
-func Attachments() Extractor { return ExtractorFunc(findAttachments) }
+func Attachments() Extractor { return appender(appendAttachments) }
 
 var attachmentOpeners = []string{"<image: ", "<file: ", "<audio: ", "<video: "}
 
-func findAttachments(text string) []Match {
-	var out []Match
+func appendAttachments(out []Match, text string) []Match {
 	eachLine(text, func(line string, off int) {
 		for from := 0; ; {
 			i := strings.IndexByte(line[from:], '<')

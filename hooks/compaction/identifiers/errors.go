@@ -8,7 +8,7 @@ import "strings"
 // errorWords, in any case. The Value is the text between the quotes, escapes
 // kept as written. A single quote opens only after a non-word character and
 // closes only before one, so apostrophes do not pair up.
-func QuotedErrors() Extractor { return ExtractorFunc(findQuotedErrors) }
+func QuotedErrors() Extractor { return appender(appendQuotedErrors) }
 
 // ErrorLines finds lines that state an error: after an optional transcript
 // header ("[tool:NAME id=ID] "), blanks and dashes, the line starts with a
@@ -16,7 +16,7 @@ func QuotedErrors() Extractor { return ExtractorFunc(findQuotedErrors) }
 // or with error, ERROR, Fatal, fatal, FATAL, panic, FAIL or Traceback, and
 // has more after it. The Value is the rest of the line (up to 300 bytes; a
 // longer line is skipped rather than cut).
-func ErrorLines() Extractor { return ExtractorFunc(findErrorLines) }
+func ErrorLines() Extractor { return appender(appendErrorLines) }
 
 var errorWords = []string{
 	"error", "fail", "exception", "panic", "denied", "not found", "no such", "invalid", "refused",
@@ -28,8 +28,7 @@ const (
 	maxQuoted = 300
 )
 
-func findQuotedErrors(text string) []Match {
-	var out []Match
+func appendQuotedErrors(out []Match, text string) []Match {
 	eachLine(text, func(line string, off int) {
 		if !hasQuote(line) {
 			return
@@ -90,8 +89,7 @@ func isErrorText(s string) bool {
 
 var errorLineWords = []string{"error", "ERROR", "Fatal", "fatal", "FATAL", "panic", "FAIL", "Traceback"}
 
-func findErrorLines(text string) []Match {
-	var out []Match
+func appendErrorLines(out []Match, text string) []Match {
 	eachLine(text, func(line string, off int) {
 		start := 0
 		if strings.HasPrefix(line, "[") {

@@ -68,32 +68,48 @@ func Extract(text string, extractors []Extractor) []Match {
 	// Each extractor scans left to right, so its matches come sorted (a
 	// custom one's are sorted here if not): merging the lists is linear,
 	// where sorting all matches together was the largest cost of extraction.
-	// Small fixed arrays hold the lists and heads for up to eight extractors
-	// (the defaults), so a short text costs no allocation for them.
+	// The built-in extractors append to one buffer that holds every list,
+	// and small fixed arrays hold the lists and heads for up to eight
+	// extractors (the defaults): a text costs a few allocations, not a few
+	// per extractor.
 	var listsBuf [8][]Match
 	var headsBuf [8]int
-	lists := listsBuf[:0]
-	total := 0
-	uuids, hashes := sharedHexScan(text, extractors)
+	var endsBuf [8]int
+	ends := endsBuf[:0]
+	buf := make([]Match, 0, len(text)/64+4)
+	hex, shared := sharedHexScan(text, extractors)
 	for _, ex := range extractors {
 		if ex == nil {
 			continue
 		}
-		var ms []Match
+		start := len(buf)
 		switch h, _ := ex.(hexExtractor); {
-		case uuids != nil && h == hexExtractor{uuids: true}:
-			ms = *uuids
-		case hashes != nil && h == hexExtractor{hashes: true}:
-			ms = *hashes
+		case shared && h == hexExtractor{uuids: true}:
+			buf = appendKind(buf, hex, KindUUID)
+		case shared && h == hexExtractor{hashes: true}:
+			buf = appendKind(buf, hex, KindHash)
 		default:
-			ms = ex.Extract(text)
+			if a, ok := ex.(appender); ok {
+				buf = a(buf, text)
+			} else {
+				buf = append(buf, ex.Extract(text)...)
+			}
 		}
-		if !slices.IsSortedFunc(ms, comparePosition) {
+		if ms := buf[start:]; !slices.IsSortedFunc(ms, comparePosition) {
 			slices.SortStableFunc(ms, comparePosition)
 		}
-		lists = append(lists, ms)
-		total += len(ms)
+		ends = append(ends, len(buf))
 	}
+	// The lists are cut from buf only now: appending may have moved it.
+	lists := listsBuf[:0]
+	for k, end := range ends {
+		start := 0
+		if k > 0 {
+			start = ends[k-1]
+		}
+		lists = append(lists, buf[start:end])
+	}
+	total := len(buf)
 	heads := headsBuf[:0]
 	if len(lists) <= len(headsBuf) {
 		heads = headsBuf[:len(lists)]
@@ -147,9 +163,10 @@ func Extract(text string, extractors []Extractor) []Match {
 // smallMatchCount is the most matches Extract deduplicates without a map.
 const smallMatchCount = 16
 
-// sharedHexScan runs UUIDs and Hashes as one scan when both are listed, and
-// returns their matches apart; nil when they are not both there.
-func sharedHexScan(text string, extractors []Extractor) (uuids, hashes *[]Match) {
+// sharedHexScan runs UUIDs and Hashes as one scan when both are listed and
+// returns its matches, both kinds in order; shared is false when they are
+// not both there.
+func sharedHexScan(text string, extractors []Extractor) (matches []Match, shared bool) {
 	var u, h bool
 	for _, ex := range extractors {
 		switch x, _ := ex.(hexExtractor); x {
@@ -160,18 +177,27 @@ func sharedHexScan(text string, extractors []Extractor) (uuids, hashes *[]Match)
 		}
 	}
 	if !u || !h {
-		return nil, nil
+		return nil, false
 	}
-	var us, hs []Match
-	for _, m := range scanHex(text, true, true) {
-		if m.Kind == KindUUID {
-			us = append(us, m)
-		} else {
-			hs = append(hs, m)
+	return scanHex(text, true, true), true
+}
+
+// appendKind appends the matches of one kind, in order.
+func appendKind(dst, matches []Match, kind Kind) []Match {
+	for _, m := range matches {
+		if m.Kind == kind {
+			dst = append(dst, m)
 		}
 	}
-	return &us, &hs
+	return dst
 }
+
+// appender is a built-in extractor: it appends its matches to dst, so
+// Extract gathers all the built-ins' matches in one buffer.
+type appender func(dst []Match, text string) []Match
+
+// Extract implements Extractor.
+func (a appender) Extract(text string) []Match { return a(nil, text) }
 
 // comparePosition orders matches by position, the longer first at one
 // position.

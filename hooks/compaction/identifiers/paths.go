@@ -13,10 +13,9 @@ import "strings"
 // "=,;|"; a ":" splits a token too ("a.go:42" gives "a.go"), except after a
 // drive letter. Trailing ".,!?" are dropped. Tokens containing "://" are URLs,
 // not paths. A relative path without extension ("and/or") is not reported.
-func Paths() Extractor { return ExtractorFunc(findPaths) }
+func Paths() Extractor { return appender(appendPaths) }
 
-func findPaths(text string) []Match {
-	var out []Match
+func appendPaths(out []Match, text string) []Match {
 	i := 0
 	for i < len(text) {
 		if isPathStop(text[i]) {

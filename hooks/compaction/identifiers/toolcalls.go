@@ -5,10 +5,9 @@ import "strings"
 // ToolCallIDs finds the ids in transcript headers as compaction.RenderMessage
 // writes them with ToolCallIDs on: "[ROLE -> tool_call id=ID]" and
 // "[tool:NAME id=ID]", at the start of a line.
-func ToolCallIDs() Extractor { return ExtractorFunc(findToolCallIDs) }
+func ToolCallIDs() Extractor { return appender(appendToolCallIDs) }
 
-func findToolCallIDs(text string) []Match {
-	var out []Match
+func appendToolCallIDs(out []Match, text string) []Match {
 	eachLine(text, func(line string, off int) {
 		if len(line) == 0 || line[0] != '[' {
 			return

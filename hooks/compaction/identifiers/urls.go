@@ -7,10 +7,9 @@ import "strings"
 // REST runs to whitespace, a quote, a backslash (so JSON escapes end it) or
 // one of <>{}|^; trailing sentence punctuation and unbalanced closing
 // brackets are left out.
-func URLs() Extractor { return ExtractorFunc(findURLs) }
+func URLs() Extractor { return appender(appendURLs) }
 
-func findURLs(text string) []Match {
-	var out []Match
+func appendURLs(out []Match, text string) []Match {
 	from := 0
 	for {
 		i := strings.Index(text[from:], "://")
