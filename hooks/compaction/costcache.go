@@ -113,10 +113,22 @@ func keyOf(messages []*schema.Message) seqKey {
 // past the remembered prefix. The walk shares one read lock; a store, or a
 // record of entries checked after a collection, takes the write lock once.
 func (c *costCache) sum(messages []*schema.Message, measure func(*schema.Message) Cost) Cost {
+	return c.sumEach(messages, measure, nil)
+}
+
+// sumEach is sum that also writes each message's cost to each[i], when each
+// (as long as messages) is not nil.
+func (c *costCache) sumEach(messages []*schema.Message, measure func(*schema.Message) Cost, each []Cost) Cost {
 	var total Cost
+	note := func(i int, cost Cost) {
+		total = total.Add(cost)
+		if each != nil {
+			each[i] = cost
+		}
+	}
 	if len(messages) < minCachedRun {
-		for _, m := range messages {
-			total = total.Add(measure(m))
+		for i, m := range messages {
+			note(i, measure(m))
 		}
 		return total
 	}
@@ -135,7 +147,7 @@ func (c *costCache) sum(messages []*schema.Message, measure func(*schema.Message
 		}
 		i := 0
 		for i < len(messages) && i < len(prefix) && prefix[i].matches(messages[i], i < trusted) {
-			total = total.Add(prefix[i].cost)
+			note(i, prefix[i].cost)
 			i++
 		}
 		prefix = prefix[:i]
@@ -153,16 +165,16 @@ func (c *costCache) sum(messages []*schema.Message, measure func(*schema.Message
 	rest := messages[len(prefix):]
 	kept := rest[:min(len(rest), max(c.max-len(prefix), 0))]
 	fresh := make([]costEntry, 0, len(kept))
-	for _, m := range kept {
+	for k, m := range kept {
 		e := costEntry{addr: addr(m), cost: measure(m)}
 		if m != nil {
 			e.msg, e.print = weak.Make(m), fingerprint(m)
 		}
-		total = total.Add(e.cost)
+		note(len(prefix)+k, e.cost)
 		fresh = append(fresh, e)
 	}
-	for _, m := range rest[len(kept):] {
-		total = total.Add(measure(m))
+	for k, m := range rest[len(kept):] {
+		note(len(prefix)+len(kept)+k, measure(m))
 	}
 	switch {
 	case len(fresh) > 0:

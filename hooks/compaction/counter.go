@@ -199,6 +199,24 @@ func (c *ApproximateTokenCounter) MessageCost(msg *schema.Message) Cost {
 	return c.cost(new(runeTally), msg)
 }
 
+// messageCosts is MessageCost of each message, read from the cache where
+// the conversation was counted before (Compact counts it before planning,
+// and the planner wants every message's cost).
+func (c *ApproximateTokenCounter) messageCosts(messages []*schema.Message) []Cost {
+	c = c.settings()
+	out := make([]Cost, len(messages))
+	t := new(runeTally)
+	measure := func(m *schema.Message) Cost { return c.cost(t, m) }
+	if c.costs != nil {
+		c.costs.sumEach(messages, measure, out)
+		return out
+	}
+	for i, m := range messages {
+		out[i] = measure(m)
+	}
+	return out
+}
+
 // cost measures msg with t, which it resets first.
 func (c *ApproximateTokenCounter) cost(t *runeTally, msg *schema.Message) Cost {
 	t.n = 0

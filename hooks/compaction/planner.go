@@ -615,10 +615,19 @@ func (r *remainder) init() {
 	}
 	r.removed = make([]bool, len(r.messages))
 	if r.additive != nil {
-		r.costs = make([]Cost, len(r.messages))
-		for i, m := range r.messages {
-			r.costs[i] = r.additive.MessageCost(m)
-			r.total = r.total.Add(r.costs[i])
+		// The default counter has most costs cached from Compact's count.
+		if mc, ok := r.additive.(interface {
+			messageCosts([]*schema.Message) []Cost
+		}); ok {
+			r.costs = mc.messageCosts(r.messages)
+		} else {
+			r.costs = make([]Cost, len(r.messages))
+			for i, m := range r.messages {
+				r.costs[i] = r.additive.MessageCost(m)
+			}
+		}
+		for _, cost := range r.costs {
+			r.total = r.total.Add(cost)
 		}
 	}
 }
