@@ -77,13 +77,16 @@ func Extract(text string, extractors []Extractor) []Match {
 	var endsBuf [8]int
 	ends := endsBuf[:0]
 	buf := make([]Match, 0, len(text)/64+4)
-	hex, shared := sharedHexScan(text, extractors)
+	hex, paths, shared, withPaths := sharedScan(text, extractors)
 	for _, ex := range extractors {
 		if ex == nil {
 			continue
 		}
 		start := len(buf)
+		_, isPaths := ex.(pathExtractor)
 		switch h, _ := ex.(hexExtractor); {
+		case withPaths && isPaths:
+			buf = append(buf, paths...)
 		case shared && h == hexExtractor{uuids: true}:
 			buf = appendKind(buf, hex, KindUUID)
 		case shared && h == hexExtractor{hashes: true}:
@@ -163,12 +166,16 @@ func Extract(text string, extractors []Extractor) []Match {
 // smallMatchCount is the most matches Extract deduplicates without a map.
 const smallMatchCount = 16
 
-// sharedHexScan runs UUIDs and Hashes as one scan when both are listed and
-// returns its matches, both kinds in order; shared is false when they are
-// not both there.
-func sharedHexScan(text string, extractors []Extractor) (matches []Match, shared bool) {
-	var u, h bool
+// sharedScan runs UUIDs and Hashes as one scan when both are listed, and
+// Paths in the same scan when it is listed too (scanPathsAndHex). It returns
+// the hex matches, both kinds in order, and the paths; shared is false when
+// UUIDs and Hashes are not both there, withPaths when Paths was not scanned.
+func sharedScan(text string, extractors []Extractor) (hex, paths []Match, shared, withPaths bool) {
+	var u, h, p bool
 	for _, ex := range extractors {
+		if _, ok := ex.(pathExtractor); ok {
+			p = true
+		}
 		switch x, _ := ex.(hexExtractor); x {
 		case hexExtractor{uuids: true}:
 			u = true
@@ -177,9 +184,13 @@ func sharedHexScan(text string, extractors []Extractor) (matches []Match, shared
 		}
 	}
 	if !u || !h {
-		return nil, false
+		return nil, nil, false, false
 	}
-	return scanHex(text, true, true), true
+	if p {
+		paths, hex = scanPathsAndHex(text, nil, nil)
+		return hex, paths, true, true
+	}
+	return scanHex(text, true, true), nil, true, false
 }
 
 // appendKind appends the matches of one kind, in order.

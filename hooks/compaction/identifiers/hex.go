@@ -57,6 +57,60 @@ func scanHex(text string, uuids, hashes bool) []Match {
 	return out
 }
 
+// scanPathsAndHex is appendPaths and scanHex(text, true, true) in one pass
+// over text: a hex run (word bytes and hyphens, starting with a word byte)
+// holds no byte that stops a path token, so each run lies inside one token
+// and both are found as the token is walked. It appends the paths to paths
+// and the UUIDs and hashes to hex, each in order.
+func scanPathsAndHex(text string, paths, hex []Match) ([]Match, []Match) {
+	i := 0
+	for i < len(text) {
+		if byteClass[text[i]]&classPathStop != 0 {
+			i++
+			continue
+		}
+		j := i
+		var seen, runSeen uint8
+		run := -1 // start of the hex run being walked, -1 for none
+		for ; j < len(text); j++ {
+			c := byteClass[text[j]]
+			if c&classPathStop != 0 {
+				break
+			}
+			seen |= c
+			switch {
+			case run >= 0 && c&classHexRun != 0:
+				runSeen |= c
+			case run >= 0:
+				hex = hexRun(text, run, j, runSeen, hex)
+				run = -1
+			case c&classWord != 0:
+				run, runSeen = j, c
+			}
+		}
+		if run >= 0 {
+			hex = hexRun(text, run, j, runSeen, hex)
+		}
+		if seen&classPathSpecial != 0 {
+			paths = pathsInToken(text, i, j, paths)
+		}
+		i = j
+	}
+	return paths, hex
+}
+
+// hexRun reports the UUIDs and hashes of the run text[start:end], whose
+// bytes' classes are seen, as scanHex does.
+func hexRun(text string, start, end int, seen uint8, out []Match) []Match {
+	switch {
+	case seen&classHyphen != 0:
+		return scanRun(text, start, end, true, true, out)
+	case isHash(text[start:end]):
+		return append(out, Match{Kind: KindHash, Value: text[start:end], Start: start})
+	}
+	return out
+}
+
 // scanRun splits text[start:end] at hyphens into groups. Five consecutive
 // hex groups of lengths 8-4-4-4-12 make a UUID; any other hex group (a
 // word-bounded piece, underscores being part of words) may be a hash.

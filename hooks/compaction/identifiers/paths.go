@@ -13,7 +13,13 @@ import "strings"
 // "=,;|"; a ":" splits a token too ("a.go:42" gives "a.go"), except after a
 // drive letter. Trailing ".,!?" are dropped. Tokens containing "://" are URLs,
 // not paths. A relative path without extension ("and/or") is not reported.
-func Paths() Extractor { return appender(appendPaths) }
+func Paths() Extractor { return pathExtractor{} }
+
+// pathExtractor is Paths. Extract runs it in one scan with UUIDs and Hashes
+// when all three are listed (see scanPathsAndHex).
+type pathExtractor struct{}
+
+func (pathExtractor) Extract(text string) []Match { return appendPaths(nil, text) }
 
 func appendPaths(out []Match, text string) []Match {
 	i := 0
