@@ -102,6 +102,12 @@ func keyMatches(key string, names []string) bool {
 			continue
 		}
 		cut := len(key) - len(n)
+		// A name ending in an ASCII letter other than k and s (whose case
+		// folds include the Kelvin sign and the long s) can only match a key
+		// ending in that letter, in either case: test that before EqualFold.
+		if l := n[len(n)-1]; 'a' <= l && l <= 'z' && l != 'k' && l != 's' && key[len(key)-1]|0x20 != l {
+			continue
+		}
 		if !strings.EqualFold(key[cut:], n) {
 			continue
 		}

@@ -62,3 +62,26 @@ func seq(n int) []int {
 	}
 	return s
 }
+
+// TestArgumentKeysMatchLikeEqualFold checks the last-byte test before
+// EqualFold in Arguments against keys whose last letter folds to another
+// code point (the Kelvin sign, the long s) or is upper case.
+func TestArgumentKeysMatchLikeEqualFold(t *testing.T) {
+	t.Parallel()
+	ex := identifiers.Arguments("path", "disk", "class", "uri", "id9")
+	for _, key := range []string{"path", "PATH", "file_pATh", "pat\u0127", "disk", "dis\u212a", "DISK", "clas\u017f", "CLASS", "uri", "URI", "id9", "xid9", "pat"} {
+		text := `{"` + key + `": "v"}`
+		got := len(ex.Extract(text)) > 0
+		want := false
+		for _, n := range []string{"path", "disk", "class", "uri", "id9"} {
+			if len(key) >= len(n) && strings.EqualFold(key[len(key)-len(n):], n) {
+				cut := len(key) - len(n)
+				want = want || cut == 0 || key[cut-1] == '_' || key[cut-1] == '-' ||
+					'A' <= key[cut] && key[cut] <= 'Z' && !('A' <= key[cut-1] && key[cut-1] <= 'Z')
+			}
+		}
+		if got != want {
+			t.Errorf("key %q: matched %v, want %v", key, got, want)
+		}
+	}
+}
