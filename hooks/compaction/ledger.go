@@ -302,32 +302,56 @@ func sortLost(lost []ledgerEntry) []ledgerEntry {
 func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounter) (int, string, error) {
 	// Each entry's line is marked once, however many probes list it.
 	lines := make([]string, 0, len(lost))
-	size := func(k int) (string, int, error) {
+	lineUpTo := func(k int) {
 		for len(lines) < k {
 			lines = append(lines, ledgerLine(lost[len(lines)]))
 		}
-		block := ledgerBlock(lines[:k], len(lost)-k)
-		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(block)}, nil)
+	}
+	size := func(k int) (int, error) {
+		lineUpTo(k)
+		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(ledgerBlock(lines[:k], len(lost)-k))}, nil)
 		if err != nil {
-			return "", 0, fmt.Errorf("compaction: measuring the identifier ledger: %w", err)
+			return 0, fmt.Errorf("compaction: measuring the identifier ledger: %w", err)
 		}
-		return block, n, nil
+		return n, nil
+	}
+	if ac, ok := counter.(*ApproximateTokenCounter); ok {
+		// The default counter measures a message by its code points, which
+		// add up over concatenation: a probe's block is measured from the
+		// lines' lengths, without building it, and a line is built only to
+		// be measured when marking or escaping changes its value.
+		before := runeLen("[" + string(schema.User) + "] " + ledgerHeading)
+		runes := []int{0} // runes[k]: the first k lines, each with its "\n"
+		size = func(k int) (int, error) {
+			for len(runes) <= k {
+				i := len(runes) - 1
+				runes = append(runes, runes[i]+1+ledgerLineRunes(lost[i]))
+			}
+			units := before + runes[k]
+			if d := len(lost) - k; d > 0 {
+				units += runeLen(droppedNote(d))
+			}
+			return ac.Tokens(Cost{Units: units}, 1), nil
+		}
 	}
 	lo, hi := 0, len(lost) // lo fits (0 means no block); find the largest k that fits
-	block := ""
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
-		b, n, err := size(mid)
+		n, err := size(mid)
 		if err != nil {
 			return 0, "", err
 		}
 		if n <= l.capFor(0) {
-			lo, block = mid, b
+			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	return lo, block, nil
+	if lo == 0 {
+		return 0, "", nil
+	}
+	lineUpTo(lo)
+	return lo, ledgerBlock(lines[:lo], len(lost)-lo), nil
 }
 
 // ledgerLine is an entry's line in the block, without its line break. Each
@@ -358,9 +382,23 @@ func ledgerBlock(lines []string, dropped int) string {
 		b.WriteString(l)
 	}
 	if dropped > 0 {
-		fmt.Fprintf(&b, "\n(%d more dropped to fit the cap)", dropped)
+		b.WriteString(droppedNote(dropped))
 	}
 	return b.String()
+}
+
+// droppedNote ends a block that left dropped entries out.
+func droppedNote(dropped int) string {
+	return fmt.Sprintf("\n(%d more dropped to fit the cap)", dropped)
+}
+
+// ledgerLineRunes is runeLen(ledgerLine(e)), without building the line when
+// neither escaping nor marking changes the value.
+func ledgerLineRunes(e ledgerEntry) int {
+	if !spotlight.NeedsMark(e.value) && escapeSummaryTags(e.value) == e.value {
+		return 2 + runeLen(e.value)
+	}
+	return runeLen(ledgerLine(e))
 }
 
 // ledgerBlockValues reads back the identifiers a summary's own ledger block
