@@ -42,7 +42,7 @@ func TestChainH16(t *testing.T) {
 	const u, a, tOld, tRecent = 11, 35, 4414, 5614
 	head := u + a + tOld + a + 3 // the first four messages and their separators
 	ctxTokens := head + 100
-	pruned := len("[tool:search] ") + len(strings.ReplaceAll(DefaultPruningPlaceholder, "{tool_name}", "search"))
+	pruned := len("[tool:search] ") + len(strings.ReplaceAll(defaultPruningPlaceholder, "{tool_name}", "search"))
 	note := len("[user] ") + len(swDefaultNote(2))
 
 	zero := 0

@@ -15,9 +15,11 @@ import (
 // counter's size of the result it replaced.
 const StrategyToolResultPruning = "tool_result_pruning"
 
-// DefaultPruningPlaceholder is the text a pruned tool result is replaced
-// with. {tool_name} becomes the name of the tool that produced it.
-const DefaultPruningPlaceholder = "[This tool result was cleared to save context. Call `{tool_name}` again if you need it.]"
+// defaultPruningPlaceholder is the text a pruned tool result is replaced
+// with. {tool_name} becomes the name of the tool that produced it. It stays
+// unexported: a caller who wants other words writes their own Placeholder,
+// and the field's godoc spells this one out.
+const defaultPruningPlaceholder = "[This tool result was cleared to save context. Call `{tool_name}` again if you need it.]"
 
 // defaultSkipMetaKeys are the Extra keys that exempt a tool result from
 // pruning by default: a result already offloaded elsewhere is small and
@@ -36,7 +38,8 @@ type ToolResultPruningConfig struct {
 	MinTokens *int
 	// Placeholder replaces a pruned result; every "{tool_name}" in it becomes
 	// the tool's name (plain replacement, other braces are left alone).
-	// "" means DefaultPruningPlaceholder.
+	// "" means "[This tool result was cleared to save context. Call
+	// `{tool_name}` again if you need it.]".
 	Placeholder string
 	// SkipMetaKeys: a result whose Extra holds any of these keys is never
 	// pruned. Nil means "tool_result_offloaded" (a result offloaded
@@ -67,7 +70,7 @@ var _ Compactor = (*ToolResultPruningCompactor)(nil)
 // cfg means all defaults. ctx is unused; it is there so every compactor is
 // built alike.
 func NewToolResultPruningCompactor(_ context.Context, cfg *ToolResultPruningConfig) (*ToolResultPruningCompactor, error) {
-	c := &ToolResultPruningCompactor{minKeep: 1, minTokens: 200, placeholder: DefaultPruningPlaceholder,
+	c := &ToolResultPruningCompactor{minKeep: 1, minTokens: 200, placeholder: defaultPruningPlaceholder,
 		skipKeys: slices.Clone(defaultSkipMetaKeys)}
 	if cfg == nil {
 		return c, nil

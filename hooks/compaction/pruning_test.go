@@ -33,7 +33,7 @@ func prNew(t *testing.T, cfg *ToolResultPruningConfig) *ToolResultPruningCompact
 // prPlaceholderChars is the FC1 size of a pruned search result: the tool
 // prefix plus the default placeholder naming search.
 func prPlaceholderChars() int {
-	return len("[tool:search] ") + len(strings.ReplaceAll(DefaultPruningPlaceholder, "{tool_name}", "search"))
+	return len("[tool:search] ") + len(strings.ReplaceAll(defaultPruningPlaceholder, "{tool_name}", "search"))
 }
 
 func prWithExtra(m *schema.Message, extra map[string]any) *schema.Message {
@@ -157,7 +157,7 @@ func prCheckPruned(t *testing.T, p, orig *schema.Message, counter TokenCounter) 
 	if p.Role != schema.Tool || p.ToolCallID != orig.ToolCallID || p.ToolName != orig.ToolName || p.Name != orig.Name {
 		t.Errorf("pruned message lost its identity: %+v", p)
 	}
-	if want := strings.ReplaceAll(DefaultPruningPlaceholder, "{tool_name}", orig.ToolName); p.Content != want {
+	if want := strings.ReplaceAll(defaultPruningPlaceholder, "{tool_name}", orig.ToolName); p.Content != want {
 		t.Errorf("content = %q, want %q", p.Content, want)
 	}
 	f, _ := MarkerFields(p)
@@ -237,7 +237,7 @@ func TestToolResultPruningImageResult(t *testing.T) {
 func TestToolResultPruningConfig(t *testing.T) {
 	t.Parallel()
 	c := prNew(t, nil)
-	if c.minKeep != 1 || c.minTokens != 200 || c.placeholder != DefaultPruningPlaceholder ||
+	if c.minKeep != 1 || c.minTokens != 200 || c.placeholder != defaultPruningPlaceholder ||
 		!reflect.DeepEqual(c.skipKeys, []string{"tool_result_offloaded"}) {
 		t.Errorf("defaults = %d %d %q %v", c.minKeep, c.minTokens, c.placeholder, c.skipKeys)
 	}
