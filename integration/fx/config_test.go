@@ -21,7 +21,7 @@ func TestParseDefaults(t *testing.T) {
 		c := cfg.Compaction
 		// The documented defaults (docs/configuration.md, design.md).
 		if c.Strategy != "summarize" || c.ContextWindow != 128000 || c.CompactAt != 0.7 || c.CompactTo != 0.4 ||
-			!c.Enabled || c.Summarize.MinKeepSteps != 1 || c.Summarize.ApproximateSummaryTokens != 0 ||
+			!c.Enabled || c.Summarize.MinKeepSteps != 1 || c.Summarize.ApproximateSummaryTokens != nil ||
 			c.Counter.CharsPerToken != 4.0 || c.Prune.MinTokens != 200 || strings.Join(c.Pipeline, ",") != "prune,summarize" {
 			t.Errorf("parse(%q) compaction = %+v, want the documented defaults", in, c)
 		}
@@ -45,7 +45,7 @@ model:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Compaction.ContextWindow != 6000 || cfg.Compaction.Summarize.ApproximateSummaryTokens != 300 {
+	if cfg.Compaction.ContextWindow != 6000 || (cfg.Compaction.Summarize.ApproximateSummaryTokens == nil || *cfg.Compaction.Summarize.ApproximateSummaryTokens != 300) {
 		t.Errorf("overrides not applied: %+v", cfg.Compaction)
 	}
 	if cfg.Compaction.CompactAt != 0.7 || cfg.Compaction.Summarize.MinKeepSteps != 1 {
@@ -111,7 +111,7 @@ func TestValidateNamesKeyAndValue(t *testing.T) {
 		{"retry delay", func(c *Config) { c.Summarizer.RetryBaseDelay = 0 }, "summarizer.retry_base_delay"},
 		{"attempt timeout", func(c *Config) { c.Summarizer.AttemptTimeout = -1 }, "summarizer.attempt_timeout"},
 		{"chars per token", func(c *Config) { c.Compaction.Counter.CharsPerToken = 0 }, "compaction.counter.chars_per_token = 0"},
-		{"summary tokens", func(c *Config) { c.Compaction.Summarize.ApproximateSummaryTokens = -1 }, "compaction.summarize.approximate_summary_tokens = -1"},
+		{"summary tokens", func(c *Config) { c.Compaction.Summarize.ApproximateSummaryTokens = new(0) }, "compaction.summarize.approximate_summary_tokens = 0"},
 		{"summarize keep", func(c *Config) { c.Compaction.Summarize.MinKeepSteps = -1 }, "compaction.summarize.min_keep_steps = -1"},
 		{"prune keep", func(c *Config) { c.Compaction.Prune.MinKeepSteps = 0 }, "compaction.prune.min_keep_steps = 0"},
 		{"slide note conflict", func(c *Config) { c.Compaction.Slide.NoNote, c.Compaction.Slide.OmissionNote = true, "x" }, "compaction.slide.omission_note"},

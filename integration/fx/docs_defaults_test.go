@@ -54,6 +54,13 @@ func docsCellMatches(cell string, v reflect.Value) (bool, error) {
 		return err == nil && got == d.Std(), err
 	}
 	switch v.Kind() {
+	case reflect.Pointer:
+		// An optional key: nil is documented as "unset" (the library
+		// decides), a value as that value.
+		if v.IsNil() {
+			return cell == "unset", nil
+		}
+		return docsCellMatches(cell, v.Elem())
 	case reflect.String:
 		if cell == `""` {
 			cell = ""
@@ -119,6 +126,10 @@ func TestDocsCellMatches(t *testing.T) {
 		{"true", false, false},
 		{"[prune, summarize]", []string{"prune", "summarize"}, true},
 		{"[summarize, prune]", []string{"prune", "summarize"}, false},
+		{"unset", (*int)(nil), true},
+		{"0", (*int)(nil), false},
+		{"300", new(300), true},
+		{"unset", new(300), false},
 	}
 	for _, tt := range tests {
 		if got, _ := docsCellMatches(tt.cell, reflect.ValueOf(tt.v)); got != tt.want {

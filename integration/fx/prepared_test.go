@@ -38,7 +38,7 @@ func TestOnStopDrainsPreparedCompactions(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	cfg := DefaultConfig()
 	cfg.Compaction.ContextWindow = 2000
-	cfg.Compaction.Summarize.ApproximateSummaryTokens = 100
+	cfg.Compaction.Summarize.ApproximateSummaryTokens = new(100)
 	if cfg.Compaction.PrepareAt <= 0 {
 		t.Fatalf("default prepare_at %v, want it on", cfg.Compaction.PrepareAt)
 	}

@@ -14,13 +14,15 @@ import (
 
 // A Config written out as YAML reads back unchanged: durations are written
 // as duration strings (Duration.MarshalYAML), which parse accepts, and every
-// key written is one the strict decoder knows.
+// key written is one the strict decoder knows, the optional
+// approximate_summary_tokens included.
 func TestConfigYAMLRoundTrip(t *testing.T) {
 	t.Parallel()
 	cfg := DefaultConfig()
 	cfg.Model.Timeout = Duration(90 * time.Second)
 	cfg.Summarizer.AttemptTimeout = Duration(1500 * time.Millisecond)
 	cfg.Compaction.Pipeline = []string{StrategySlide}
+	cfg.Compaction.Summarize.ApproximateSummaryTokens = new(300) // an optional key, written
 	data, err := yaml.Marshal(cfg)
 	if err != nil {
 		t.Fatal(err)

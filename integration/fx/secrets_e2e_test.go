@@ -55,7 +55,7 @@ func TestSecretsKeyInEndpointURLNeverLeaks(t *testing.T) {
 				cfg := DefaultConfig()
 				cfg.Compaction.ContextWindow = 2000
 				cfg.Compaction.Summarize.RaiseOnFailure = raise
-				cfg.Compaction.Summarize.ApproximateSummaryTokens = 100
+				cfg.Compaction.Summarize.ApproximateSummaryTokens = new(100)
 				// Without raise, the endpoint sits behind the failover chain,
 				// whose own warnings quote the error too.
 				retries := map[bool]int{true: 0, false: 1}[raise]

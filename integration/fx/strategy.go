@@ -83,9 +83,10 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps co
 			return nil, fmt.Errorf("config: %s = %q: no summarizer model", key, name)
 		}
 		s := c.Summarize
-		var approx *int // 0: the library's prior, then what the replies show
-		if s.ApproximateSummaryTokens > 0 {
-			approx = &s.ApproximateSummaryTokens
+		var approx *int // nil: the library's prior, then what the replies show
+		if s.ApproximateSummaryTokens != nil {
+			n := *s.ApproximateSummaryTokens // the compactor must not share the caller's variable
+			approx = &n
 		}
 		comp, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
 			ChatModel:                deps.Summarizer,

@@ -104,8 +104,8 @@ func (c CompactionConfig) validate(v *validator) {
 	if c.Summarize.MinKeepSteps < 0 {
 		v.add("compaction.summarize.min_keep_steps", c.Summarize.MinKeepSteps, "must be at least 0")
 	}
-	if c.Summarize.ApproximateSummaryTokens < 0 {
-		v.add("compaction.summarize.approximate_summary_tokens", c.Summarize.ApproximateSummaryTokens, "must be at least 0 (0 = the library's prior, then learned from the summarizer's replies)")
+	if n := c.Summarize.ApproximateSummaryTokens; n != nil && *n < 1 {
+		v.add("compaction.summarize.approximate_summary_tokens", *n, "must be at least 1 (leave the key out for the library's prior, then what the summarizer's replies show)")
 	}
 	if c.Summarize.MaxSummarizerInputTokens < 0 {
 		v.add("compaction.summarize.max_summarizer_input_tokens", c.Summarize.MaxSummarizerInputTokens, "must be at least 0 (0 = no cap)")
