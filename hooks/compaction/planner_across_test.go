@@ -144,3 +144,14 @@ func TestPlanStrandedSteps(t *testing.T) {
 		}
 	}
 }
+
+// An empty selection replaces nothing: the conversation comes back as it
+// was, and the placement rule must not panic on it.
+func TestReplaceWithSummaryEmptyIndices(t *testing.T) {
+	t.Parallel()
+	msgs := []*schema.Message{sys("rules"), user("current task")}
+	got := replaceWithSummary(msgs, nil, summary("s", 0))
+	if len(got) != len(msgs) {
+		t.Fatalf("%d messages, want the %d given", len(got), len(msgs))
+	}
+}
