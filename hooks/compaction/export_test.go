@@ -1,9 +1,13 @@
 package compaction
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
 // This file lets the external tests (package compaction_test, which may
@@ -37,4 +41,56 @@ func ReferenceTranscript(messages []*schema.Message, indices []int) string {
 func WrappedTranscript(messages []*schema.Message, indices []int) string {
 	w, _ := wrappedTranscript(messages, indices, nil)
 	return w
+}
+
+// LedgerEntry is an identifier collect found, with its uses and last
+// position; tests compare them whole.
+type LedgerEntry = ledgerEntry
+
+// Collect is the default ledger's collect over indices.
+func Collect(messages []*schema.Message, indices []int) []LedgerEntry {
+	l, _ := newLedger(nil)
+	return l.collect(messages, indices)
+}
+
+// ReferenceCollect is collect as it was written before it reused one
+// identifiers.Scanner for all messages: identifiers.Extract over each
+// message's rendering.
+func ReferenceCollect(messages []*schema.Message, indices []int) []LedgerEntry {
+	extractors := identifiers.DefaultExtractors()
+	byValue := map[string]int{}
+	var entries []ledgerEntry
+	note := func(v string, pos int) {
+		if i, ok := byValue[v]; ok {
+			entries[i].uses++
+			entries[i].last = pos
+			return
+		}
+		byValue[v] = len(entries)
+		entries = append(entries, ledgerEntry{value: v, uses: 1, last: pos})
+	}
+	for pos, i := range indices {
+		m := messages[i]
+		if fields, ok := MarkerFields(m); ok {
+			remembered := rememberedIdentifiers(fields[ledgerMarkerKey])
+			for _, v := range remembered {
+				note(v, pos)
+			}
+			for _, v := range ledgerBlockValues(m.Content) {
+				if !slices.Contains(remembered, v) {
+					note(v, pos)
+				}
+			}
+		}
+		var text string
+		if IsStrategy(m, StrategySummarization) {
+			text = spotlight.UnmarkAll(summaryBody(m))
+		} else {
+			text = RenderMessage(m, RenderOptions{Attachment: DescribeAttachment})
+		}
+		for _, match := range identifiers.Extract(text, extractors) {
+			note(match.Value, pos)
+		}
+	}
+	return entries
 }

@@ -143,6 +143,8 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 	// round.
 	var rendered strings.Builder
 	rendered.Grow(transcriptSizeHint(messages, indices))
+	// One scanner for all the messages: its buffers serve each in turn.
+	scan := identifiers.NewScanner(l.extractors)
 	note := func(v string, pos int) {
 		if i, ok := byValue[v]; ok {
 			entries[i].uses++
@@ -177,7 +179,7 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 			renderOne(&rendered, m, RenderOptions{Attachment: DescribeAttachment})
 			text = rendered.String()[start:]
 		}
-		for _, match := range identifiers.Extract(text, l.extractors) {
+		for _, match := range scan.Scan(text) {
 			note(match.Value, pos)
 		}
 	}

@@ -9,7 +9,7 @@ const (
 	classWord // letter, digit or "_"
 	classPathStop
 	classURLStop
-	classHexRun      // word byte or "-": what scanHex's runs are made of
+	classHexRun      // word byte or "-": what appendHex's runs are made of
 	classHyphen      // "-"
 	classPathSpecial // "/", "\\" or ".": a token holding one may be a path
 )

@@ -65,6 +65,44 @@ func Extract(text string, extractors []Extractor) []Match {
 	if extractors == nil {
 		extractors = DefaultExtractors()
 	}
+	var s Scanner
+	s.extractors = extractors
+	return s.scan(text, nil)
+}
+
+// A Scanner runs Extract over many texts in turn with one list of
+// extractors, reusing its buffers from one text to the next: extracting
+// from every message of a conversation then costs a few allocations in all
+// instead of a few per message, which made up a third of what compaction
+// allocated. A Scanner is not safe for concurrent use; its zero value is not
+// usable (see NewScanner).
+type Scanner struct {
+	extractors           []Extractor
+	buf, paths, hex, out []Match
+	seen                 map[string]struct{}
+}
+
+// NewScanner returns a Scanner running extractors (nil means
+// DefaultExtractors). The slice is read, not copied: do not modify it while
+// the Scanner is in use.
+func NewScanner(extractors []Extractor) *Scanner {
+	if extractors == nil {
+		extractors = DefaultExtractors()
+	}
+	return &Scanner{extractors: extractors}
+}
+
+// Scan returns what Extract(text, extractors) returns. The slice, not the
+// Values in it, is the Scanner's and is overwritten by its next Scan: copy it
+// to keep it.
+func (s *Scanner) Scan(text string) []Match {
+	s.out = s.scan(text, s.out[:0])
+	return s.out
+}
+
+// scan appends to out the merged matches of text, reusing s's buffers.
+func (s *Scanner) scan(text string, out []Match) []Match {
+	extractors := s.extractors
 	// Each extractor scans left to right, so its matches come sorted (a
 	// custom one's are sorted here if not): merging the lists is linear,
 	// where sorting all matches together was the largest cost of extraction.
@@ -76,8 +114,11 @@ func Extract(text string, extractors []Extractor) []Match {
 	var headsBuf [8]int
 	var endsBuf [8]int
 	ends := endsBuf[:0]
-	buf := make([]Match, 0, len(text)/64+4)
-	hex, paths, shared, withPaths := sharedScan(text, extractors)
+	buf := s.buf[:0]
+	if buf == nil {
+		buf = make([]Match, 0, len(text)/64+4)
+	}
+	hex, paths, shared, withPaths := s.sharedScan(text)
 	for _, ex := range extractors {
 		if ex == nil {
 			continue
@@ -103,6 +144,7 @@ func Extract(text string, extractors []Extractor) []Match {
 		}
 		ends = append(ends, len(buf))
 	}
+	s.buf = buf
 	// The lists are cut from buf only now: appending may have moved it.
 	lists := listsBuf[:0]
 	for k, end := range ends {
@@ -119,12 +161,20 @@ func Extract(text string, extractors []Extractor) []Match {
 	} else {
 		heads = make([]int, len(lists))
 	}
-	out := make([]Match, 0, total)
+	if out == nil {
+		out = make([]Match, 0, total)
+	}
+	first := len(out)
 	// Few matches are deduplicated by looking through out: a map for each
 	// message's handful of identifiers cost more than the search.
 	var seen map[string]struct{}
 	if total > smallMatchCount {
-		seen = make(map[string]struct{}, total)
+		if s.seen == nil {
+			s.seen = make(map[string]struct{}, total)
+		} else {
+			clear(s.seen)
+		}
+		seen = s.seen
 	}
 	maxEnd := -1
 	for {
@@ -150,7 +200,7 @@ func Extract(text string, extractors []Extractor) []Match {
 		}
 		maxEnd = m.End()
 		if seen == nil {
-			if slices.ContainsFunc(out, func(o Match) bool { return o.Value == m.Value }) {
+			if slices.ContainsFunc(out[first:], func(o Match) bool { return o.Value == m.Value }) {
 				continue
 			}
 		} else {
@@ -167,12 +217,13 @@ func Extract(text string, extractors []Extractor) []Match {
 const smallMatchCount = 16
 
 // sharedScan runs UUIDs and Hashes as one scan when both are listed, and
-// Paths in the same scan when it is listed too (scanPathsAndHex). It returns
-// the hex matches, both kinds in order, and the paths; shared is false when
-// UUIDs and Hashes are not both there, withPaths when Paths was not scanned.
-func sharedScan(text string, extractors []Extractor) (hex, paths []Match, shared, withPaths bool) {
+// Paths in the same scan when it is listed too (scanPathsAndHex), into s's
+// buffers. It returns the hex matches, both kinds in order, and the paths;
+// shared is false when UUIDs and Hashes are not both there, withPaths when
+// Paths was not scanned.
+func (s *Scanner) sharedScan(text string) (hex, paths []Match, shared, withPaths bool) {
 	var u, h, p bool
-	for _, ex := range extractors {
+	for _, ex := range s.extractors {
 		if _, ok := ex.(pathExtractor); ok {
 			p = true
 		}
@@ -187,10 +238,11 @@ func sharedScan(text string, extractors []Extractor) (hex, paths []Match, shared
 		return nil, nil, false, false
 	}
 	if p {
-		paths, hex = scanPathsAndHex(text, nil, nil)
-		return hex, paths, true, true
+		s.paths, s.hex = scanPathsAndHex(text, s.paths[:0], s.hex[:0])
+		return s.hex, s.paths, true, true
 	}
-	return scanHex(text, true, true), nil, true, false
+	s.hex = appendHex(s.hex[:0], text, true, true)
+	return s.hex, nil, true, false
 }
 
 // appendKind appends the matches of one kind, in order.

@@ -14,7 +14,7 @@ func Hashes() Extractor { return hexExtractor{hashes: true} }
 // Extract runs one scan for the two when both are listed.
 type hexExtractor struct{ uuids, hashes bool }
 
-func (h hexExtractor) Extract(text string) []Match { return scanHex(text, h.uuids, h.hashes) }
+func (h hexExtractor) Extract(text string) []Match { return appendHex(nil, text, h.uuids, h.hashes) }
 
 const (
 	minHashLen = 7
@@ -23,10 +23,9 @@ const (
 
 var uuidGroups = [5]int{8, 4, 4, 4, 12}
 
-// scanHex walks maximal runs of word characters and hyphens once, reporting
-// UUIDs and/or hashes found in them.
-func scanHex(text string, uuids, hashes bool) []Match {
-	var out []Match
+// appendHex walks maximal runs of word characters and hyphens once,
+// appending to out the UUIDs and/or hashes found in them.
+func appendHex(out []Match, text string, uuids, hashes bool) []Match {
 	i := 0
 	for i < len(text) {
 		if !isWordByte(text[i]) {
@@ -57,7 +56,7 @@ func scanHex(text string, uuids, hashes bool) []Match {
 	return out
 }
 
-// scanPathsAndHex is appendPaths and scanHex(text, true, true) in one pass
+// scanPathsAndHex is appendPaths and appendHex(nil, text, true, true) in one pass
 // over text: a hex run (word bytes and hyphens, starting with a word byte)
 // holds no byte that stops a path token, so each run lies inside one token
 // and both are found as the token is walked. It appends the paths to paths
@@ -100,7 +99,7 @@ func scanPathsAndHex(text string, paths, hex []Match) ([]Match, []Match) {
 }
 
 // hexRun reports the UUIDs and hashes of the run text[start:end], whose
-// bytes' classes are seen, as scanHex does.
+// bytes' classes are seen, as appendHex does.
 func hexRun(text string, start, end int, seen uint8, out []Match) []Match {
 	switch {
 	case seen&classHyphen != 0:
