@@ -68,32 +68,40 @@ func scanPathsAndHex(text string, paths, hex []Match) ([]Match, []Match) {
 			i++
 			continue
 		}
-		j := i
-		var seen, runSeen uint8
-		run := -1 // start of the hex run being walked, -1 for none
-		for ; j < len(text); j++ {
-			c := byteClass[text[j]]
+		start := i
+		var seen uint8
+		for i < len(text) {
+			c := byteClass[text[i]]
 			if c&classPathStop != 0 {
 				break
 			}
-			seen |= c
-			switch {
-			case run >= 0 && c&classHexRun != 0:
+			if c&classWord == 0 {
+				seen |= c
+				i++
+				continue
+			}
+			// A word byte starts a hex run; the run is walked in a loop
+			// of its own, one lookup and one test per byte: deciding at
+			// every byte whether a run was open cost more than the
+			// lookups.
+			run, runSeen := i, c
+			for i++; i < len(text); i++ {
+				c = byteClass[text[i]]
+				if c&classHexRun == 0 {
+					break
+				}
 				runSeen |= c
-			case run >= 0:
-				hex = hexRun(text, run, j, runSeen, hex)
-				run = -1
-			case c&classWord != 0:
-				run, runSeen = j, c
+			}
+			seen |= runSeen
+			// A run without a hyphen shorter than a hash holds nothing:
+			// most words end here without a call.
+			if runSeen&classHyphen != 0 || i-run >= minHashLen {
+				hex = hexRun(text, run, i, runSeen, hex)
 			}
 		}
-		if run >= 0 {
-			hex = hexRun(text, run, j, runSeen, hex)
-		}
 		if seen&classPathSpecial != 0 {
-			paths = pathsInToken(text, i, j, paths)
+			paths = pathsInToken(text, start, i, paths)
 		}
-		i = j
 	}
 	return paths, hex
 }
@@ -114,7 +122,11 @@ func hexRun(text string, start, end int, seen uint8, out []Match) []Match {
 // hex groups of lengths 8-4-4-4-12 make a UUID; any other hex group (a
 // word-bounded piece, underscores being part of words) may be a hash.
 func scanRun(text string, start, end int, uuids, hashes bool, out []Match) []Match {
-	var groups [][2]int
+	// Most runs have a few groups ("2026-12-02T10", a UUID): arrays on
+	// the stack hold them without allocating.
+	var groupsBuf [16][2]int
+	var inUUIDBuf [16]bool
+	groups := groupsBuf[:0]
 	g := start
 	for k := start; k <= end; k++ {
 		if k == end || text[k] == '-' {
@@ -122,7 +134,12 @@ func scanRun(text string, start, end int, uuids, hashes bool, out []Match) []Mat
 			g = k + 1
 		}
 	}
-	inUUID := make([]bool, len(groups))
+	inUUID := inUUIDBuf[:0]
+	if len(groups) <= len(inUUIDBuf) {
+		inUUID = inUUIDBuf[:len(groups)]
+	} else {
+		inUUID = make([]bool, len(groups))
+	}
 	for k := 0; k+5 <= len(groups); k++ {
 		ok := true
 		for n := range 5 {

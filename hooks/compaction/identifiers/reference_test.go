@@ -219,7 +219,7 @@ func refKnownExtension(name string) bool {
 	if !refHasExtension(name) || strings.HasPrefix(name, ".") {
 		return false
 	}
-	_, ok := fileExtensions[strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])]
+	_, ok := refFileExtensions[strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])]
 	return ok
 }
 
@@ -247,3 +247,15 @@ func refScanHex(text string, uuids, hashes bool) []Match {
 	}
 	return out
 }
+
+// refFileExtensions is the set of well-known extensions as a map, the way
+// knownExtension looked them up before it read them by first letter.
+var refFileExtensions = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, list := range fileExtensions {
+		for _, e := range list {
+			m[e] = struct{}{}
+		}
+	}
+	return m
+}()
