@@ -128,21 +128,29 @@ type ledgerEntry struct {
 	last  int // position of the newest message that mentions it
 }
 
+// identifiersPerBytes sizes collect's table: about one distinct identifier
+// is expected per this many bytes of rendered messages.
+const identifiersPerBytes = 256
+
 // collect extracts identifiers from the planned messages, oldest first,
 // plus those remembered by summaries among them.
 func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry {
 	if l.off {
 		return nil
 	}
-	byValue := make(map[string]int, len(indices))
-	entries := make([]ledgerEntry, 0, len(indices))
 	// The messages are rendered one after another into one buffer, and
 	// each is read as its part of it: one allocation instead of one per
 	// message. Values found are substrings of the buffer; repair copies
 	// those the summary's marker keeps, so the buffer does not outlive the
 	// round.
+	hint := transcriptSizeHint(messages, indices)
 	var rendered strings.Builder
-	rendered.Grow(transcriptSizeHint(messages, indices))
+	rendered.Grow(hint)
+	// Sized for about one distinct identifier per identifiersPerBytes bytes
+	// of text (one per 200 to 300 in the benchmark's conversations): growing
+	// the map from a few entries to thousands cost as much as filling it.
+	byValue := make(map[string]int, max(len(indices), hint/identifiersPerBytes))
+	entries := make([]ledgerEntry, 0, max(len(indices), hint/identifiersPerBytes))
 	// One scanner for all the messages: its buffers serve each in turn.
 	scan := identifiers.NewScanner(l.extractors)
 	note := func(v string, pos int) {
