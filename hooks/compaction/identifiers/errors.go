@@ -55,9 +55,36 @@ func appendQuotedErrors(out []Match, text string) []Match {
 }
 
 // closingQuote returns the index of the quote closing the one at open, or -1.
+// The candidates are found with strings.IndexByte; only a double-quoted
+// string with a backslash before its candidate is walked byte by byte
+// (closingQuoteFrom), since an escape may hide the quote.
 func closingQuote(line string, open int) int {
 	q := line[open]
-	for j := open + 1; j < len(line); j++ {
+	from := open + 1
+	for {
+		k := strings.IndexByte(line[from:], q)
+		if k < 0 {
+			return -1
+		}
+		j := from + k
+		if q == '"' {
+			if b := strings.IndexByte(line[from:j], '\\'); b >= 0 {
+				return closingQuoteFrom(line, q, from+b)
+			}
+		}
+		if q == '\'' && j+1 < len(line) && isWordByte(line[j+1]) {
+			from = j + 1
+			continue
+		}
+		return j
+	}
+}
+
+// closingQuoteFrom walks line from index from (after the opening quote q)
+// to the quote that closes it, skipping what a backslash escapes in a
+// double-quoted string; -1 when none does.
+func closingQuoteFrom(line string, q byte, from int) int {
+	for j := from; j < len(line); j++ {
 		switch c := line[j]; {
 		case c == '\\' && q == '"':
 			j++
@@ -154,12 +181,35 @@ var errorWordsByFirst = func() (t [256][]string) {
 	return t
 }()
 
+// errorPairs has, for each byte that starts an error word in either case,
+// bit c-'a' set when a word goes on with the letter c: most letters of a
+// text start no word of errorWords with the letter that follows them, and
+// testing the pair first spares comparing each word.
+var errorPairs = func() (t [256]uint32) {
+	for _, w := range errorWords {
+		bit := uint32(1) << (w[1] - 'a')
+		t[w[0]] |= bit
+		t[w[0]-'a'+'A'] |= bit
+	}
+	return t
+}()
+
 // hasErrorWordASCII is, for ASCII s, whether strings.ToLower(s) holds one of
 // errorWords, found in one pass over s without lowering a copy of it. (Only
 // ASCII text can be tested so: ToLower maps "K" (Kelvin) to "k" and "İ" to
-// two code points.)
+// two code points.) Every error word is at least four bytes long and starts
+// with two letters.
 func hasErrorWordASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i+1 < len(s); i++ {
+		m := errorPairs[s[i]]
+		if m == 0 {
+			continue
+		}
+		// c|0x20 is in 'a'..'z' exactly when c is an ASCII letter.
+		c := s[i+1] | 0x20
+		if c < 'a' || c > 'z' || m&(1<<(c-'a')) == 0 {
+			continue
+		}
 		for _, w := range errorWordsByFirst[lowerASCII(s[i])] {
 			if len(s)-i >= len(w) && equalFoldASCII(s[i:i+len(w)], w) {
 				return true
