@@ -23,44 +23,41 @@ func Arguments(keys ...string) Extractor {
 			names = append(names, strings.ToLower(k))
 		}
 	}
-	return appender(func(dst []Match, text string) []Match { return appendArguments(dst, text, names) })
+	return lineAppender(func(out []Match, line string, off int) []Match { return argumentsLine(out, line, off, names) })
 }
 
 const maxArgument = 300
 
-func appendArguments(out []Match, text string, names []string) []Match {
+func argumentsLine(out []Match, line string, off int, names []string) []Match {
 	if len(names) == 0 {
 		return out
 	}
-	eachLine(text, func(line string, off int) {
-		for from := 0; ; {
-			i := strings.IndexByte(line[from:], '"')
-			if i < 0 {
-				return
-			}
-			open := from + i
-			end := closingQuote(line, open)
-			if end < 0 {
-				return
-			}
-			from = end + 1
-			key := line[open+1 : end]
-			v := skipBlanks(line, end+1)
-			if v >= len(line) || line[v] != ':' {
-				continue
-			}
-			v = skipBlanks(line, v+1)
-			value, start := argumentValue(line, v)
-			if value == "" || !keyMatches(key, names) {
-				continue
-			}
-			out = append(out, Match{Kind: KindArgument, Value: value, Start: off + start})
-			if line[v] == '"' {
-				from = start + len(value) + 1
-			}
+	for from := 0; ; {
+		i := strings.IndexByte(line[from:], '"')
+		if i < 0 {
+			return out
 		}
-	})
-	return out
+		open := from + i
+		end := closingQuote(line, open)
+		if end < 0 {
+			return out
+		}
+		from = end + 1
+		key := line[open+1 : end]
+		v := skipBlanks(line, end+1)
+		if v >= len(line) || line[v] != ':' {
+			continue
+		}
+		v = skipBlanks(line, v+1)
+		value, start := argumentValue(line, v)
+		if value == "" || !keyMatches(key, names) {
+			continue
+		}
+		out = append(out, Match{Kind: KindArgument, Value: value, Start: off + start})
+		if line[v] == '"' {
+			from = start + len(value) + 1
+		}
+	}
 }
 
 func skipBlanks(s string, i int) int {

@@ -6,30 +6,27 @@ import "strings"
 // "<image: ...>", "<file: ...>", "<audio: ...>" and "<video: ...>" on one
 // line. Their details (names, types, URLs) are all that is left of an
 // attachment once its message is summarized.
-func Attachments() Extractor { return appender(appendAttachments) }
+func Attachments() Extractor { return lineAppender(attachmentsLine) }
 
 var attachmentOpeners = []string{"<image: ", "<file: ", "<audio: ", "<video: "}
 
-func appendAttachments(out []Match, text string) []Match {
-	eachLine(text, func(line string, off int) {
-		for from := 0; ; {
-			i := strings.IndexByte(line[from:], '<')
-			if i < 0 {
-				return
-			}
-			at := from + i
-			from = at + 1
-			for _, o := range attachmentOpeners {
-				if !strings.HasPrefix(line[at:], o) {
-					continue
-				}
-				if end := strings.IndexByte(line[at:], '>'); end > len(o) {
-					out = append(out, Match{Kind: KindAttachment, Value: line[at : at+end+1], Start: off + at})
-					from = at + end + 1
-				}
-				break
-			}
+func attachmentsLine(out []Match, line string, off int) []Match {
+	for from := 0; ; {
+		i := strings.IndexByte(line[from:], '<')
+		if i < 0 {
+			return out
 		}
-	})
-	return out
+		at := from + i
+		from = at + 1
+		for _, o := range attachmentOpeners {
+			if !strings.HasPrefix(line[at:], o) {
+				continue
+			}
+			if end := strings.IndexByte(line[at:], '>'); end > len(o) {
+				out = append(out, Match{Kind: KindAttachment, Value: line[at : at+end+1], Start: off + at})
+				from = at + end + 1
+			}
+			break
+		}
+	}
 }

@@ -8,7 +8,7 @@ import "strings"
 // errorWords, in any case. The Value is the text between the quotes, escapes
 // kept as written. A single quote opens only after a non-word character and
 // closes only before one, so apostrophes do not pair up.
-func QuotedErrors() Extractor { return appender(appendQuotedErrors) }
+func QuotedErrors() Extractor { return lineAppender(quotedErrorsLine) }
 
 // ErrorLines finds lines that state an error: after an optional transcript
 // header ("[tool:NAME id=ID] "), blanks and dashes, the line starts with a
@@ -16,7 +16,7 @@ func QuotedErrors() Extractor { return appender(appendQuotedErrors) }
 // or with error, ERROR, Fatal, fatal, FATAL, panic, FAIL or Traceback, and
 // has more after it. The Value is the rest of the line (up to 300 bytes; a
 // longer line is skipped rather than cut).
-func ErrorLines() Extractor { return appender(appendErrorLines) }
+func ErrorLines() Extractor { return lineAppender(errorLinesLine) }
 
 var errorWords = []string{
 	"error", "fail", "exception", "panic", "denied", "not found", "no such", "invalid", "refused",
@@ -28,29 +28,27 @@ const (
 	maxQuoted = 300
 )
 
-func appendQuotedErrors(out []Match, text string) []Match {
-	eachLine(text, func(line string, off int) {
-		if !hasQuote(line) {
-			return
+func quotedErrorsLine(out []Match, line string, off int) []Match {
+	if !hasQuote(line) {
+		return out
+	}
+	i := 0
+	for i < len(line) {
+		q := line[i]
+		if q != '"' && q != '\'' && q != '`' || q == '\'' && i > 0 && isWordByte(line[i-1]) {
+			i++
+			continue
 		}
-		i := 0
-		for i < len(line) {
-			q := line[i]
-			if q != '"' && q != '\'' && q != '`' || q == '\'' && i > 0 && isWordByte(line[i-1]) {
-				i++
-				continue
-			}
-			j := closingQuote(line, i)
-			if j < 0 {
-				i++
-				continue
-			}
-			if s := line[i+1 : j]; isErrorText(s) {
-				out = append(out, Match{Kind: KindError, Value: s, Start: off + i + 1})
-			}
-			i = j + 1
+		j := closingQuote(line, i)
+		if j < 0 {
+			i++
+			continue
 		}
-	})
+		if s := line[i+1 : j]; isErrorText(s) {
+			out = append(out, Match{Kind: KindError, Value: s, Start: off + i + 1})
+		}
+		i = j + 1
+	}
 	return out
 }
 
@@ -116,24 +114,21 @@ func isErrorText(s string) bool {
 
 var errorLineWords = []string{"error", "ERROR", "Fatal", "fatal", "FATAL", "panic", "FAIL", "Traceback"}
 
-func appendErrorLines(out []Match, text string) []Match {
-	eachLine(text, func(line string, off int) {
-		start := 0
-		if strings.HasPrefix(line, "[") {
-			if k := strings.Index(line, "] "); k > 0 {
-				start = k + 2
-			}
+func errorLinesLine(out []Match, line string, off int) []Match {
+	start := 0
+	if strings.HasPrefix(line, "[") {
+		if k := strings.Index(line, "] "); k > 0 {
+			start = k + 2
 		}
-		for start < len(line) && (line[start] == ' ' || line[start] == '\t' || line[start] == '-') {
-			start++
-		}
-		rest := strings.TrimRight(line[start:], " \t\r")
-		if len(rest) > maxQuoted || !startsWithErrorWord(rest) {
-			return
-		}
-		out = append(out, Match{Kind: KindError, Value: rest, Start: off + start})
-	})
-	return out
+	}
+	for start < len(line) && (line[start] == ' ' || line[start] == '\t' || line[start] == '-') {
+		start++
+	}
+	rest := strings.TrimRight(line[start:], " \t\r")
+	if len(rest) > maxQuoted || !startsWithErrorWord(rest) {
+		return out
+	}
+	return append(out, Match{Kind: KindError, Value: rest, Start: off + start})
 }
 
 // startsWithErrorWord checks the first word (letters, digits, "_" and ".")

@@ -79,6 +79,8 @@ func Extract(text string, extractors []Extractor) []Match {
 type Scanner struct {
 	extractors           []Extractor
 	buf, paths, hex, out []Match
+	lines                [][]Match // the matches of each lineAppender, in order
+	lineFns              []lineAppender
 	seen                 map[string]struct{}
 }
 
@@ -119,13 +121,19 @@ func (s *Scanner) scan(text string, out []Match) []Match {
 		buf = make([]Match, 0, len(text)/64+4)
 	}
 	hex, paths, shared, withPaths := s.sharedScan(text)
+	s.scanLines(text)
+	line := 0
 	for _, ex := range extractors {
 		if ex == nil {
 			continue
 		}
 		start := len(buf)
 		_, isPaths := ex.(pathExtractor)
+		_, isLine := ex.(lineAppender)
 		switch h, _ := ex.(hexExtractor); {
+		case isLine:
+			buf = append(buf, s.lines[line]...)
+			line++
 		case withPaths && isPaths:
 			buf = append(buf, paths...)
 		case shared && h == hexExtractor{uuids: true}:
@@ -243,6 +251,57 @@ func (s *Scanner) sharedScan(text string) (hex, paths []Match, shared, withPaths
 	}
 	s.hex = appendHex(s.hex[:0], text, true, true)
 	return s.hex, nil, true, false
+}
+
+// scanLines runs the line extractors (lineAppender) of s in one pass over
+// the lines of text, each appending to its list in s.lines. Splitting the
+// text into lines once for all of them, instead of once each, matters on
+// code and logs, whose many short lines cost more to visit than to read.
+func (s *Scanner) scanLines(text string) {
+	fns := s.lineFns[:0]
+	for _, ex := range s.extractors {
+		if f, ok := ex.(lineAppender); ok {
+			fns = append(fns, f)
+		}
+	}
+	s.lineFns = fns
+	if len(fns) == 0 {
+		return
+	}
+	for len(s.lines) < len(fns) {
+		s.lines = append(s.lines, nil)
+	}
+	lines := s.lines[:len(fns)]
+	for i := range lines {
+		lines[i] = lines[i][:0]
+	}
+	off := 0
+	for {
+		end := strings.IndexByte(text[off:], '\n')
+		line := text[off:]
+		if end >= 0 {
+			line = text[off : off+end]
+		}
+		for i, f := range fns {
+			lines[i] = f(lines[i], line, off)
+		}
+		if end < 0 {
+			return
+		}
+		off += end + 1
+	}
+}
+
+// lineAppender is a built-in extractor that reads text line by line: it
+// appends to dst the matches of one line, which starts at byte off of the
+// text. Scanner runs all of its line extractors in one pass over the lines.
+type lineAppender func(dst []Match, line string, off int) []Match
+
+// Extract implements Extractor.
+func (f lineAppender) Extract(text string) []Match {
+	var out []Match
+	eachLine(text, func(line string, off int) { out = f(out, line, off) })
+	return out
 }
 
 // appendKind appends the matches of one kind, in order.
