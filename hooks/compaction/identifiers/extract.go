@@ -154,13 +154,18 @@ func (s *Scanner) scan(text string, out []Match) []Match {
 	}
 	s.buf = buf
 	// The lists are cut from buf only now: appending may have moved it.
+	// Empty lists are left out (most extractors find nothing in most
+	// messages), so the merge compares only the heads that can win; the
+	// others keep their order, which breaks ties.
 	lists := listsBuf[:0]
 	for k, end := range ends {
 		start := 0
 		if k > 0 {
 			start = ends[k-1]
 		}
-		lists = append(lists, buf[start:end])
+		if end > start {
+			lists = append(lists, buf[start:end])
+		}
 	}
 	total := len(buf)
 	heads := headsBuf[:0]
