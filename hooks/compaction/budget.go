@@ -51,8 +51,9 @@ func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*
 	if c.maxInput > 0 {
 		cutter = &textCutter{}
 	}
+	view := transcriptView{cut: cutter, dropLedger: !c.ledger.off, request: spannedRequest(messages, indices)}
 	size := func() (int, error) {
-		text, cut = wrappedTranscript(messages, indices, cutter)
+		text, cut = wrappedTranscript(messages, indices, view)
 		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(transcriptBody(text))}, nil)
 		if err != nil {
 			return 0, fmt.Errorf("compaction: measuring the summarizer's transcript: %w", err)

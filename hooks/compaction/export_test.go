@@ -29,7 +29,7 @@ func ReferenceTranscript(messages []*schema.Message, indices []int) string {
 		if IsStrategy(m, StrategySummarization) {
 			b.WriteString(summaryEntry)
 			b.WriteString("\n")
-			b.WriteString(entryLookalike.ReplaceAllString(withoutLedgerBlock(summaryBody(m)), "($1)"))
+			b.WriteString(entryLookalike.ReplaceAllString(summaryBody(m), "($1)"))
 			continue
 		}
 		b.WriteString(entryLookalike.ReplaceAllString(RenderMessage(m, opts), "($1)"))
@@ -37,9 +37,10 @@ func ReferenceTranscript(messages []*schema.Message, indices []int) string {
 	return neutralise(b.String())
 }
 
-// WrappedTranscript is the summarizer's user message for indices.
+// WrappedTranscript is the summarizer's user message for indices from a
+// compactor whose ledger is off.
 func WrappedTranscript(messages []*schema.Message, indices []int) string {
-	w, _ := wrappedTranscript(messages, indices, nil)
+	w, _ := wrappedTranscript(messages, indices, transcriptView{request: spannedRequest(messages, indices)})
 	return w
 }
 

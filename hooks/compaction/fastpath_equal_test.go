@@ -52,6 +52,7 @@ func fastPathConversations(t *testing.T) map[string][]*schema.Message {
 		{Role: schema.Assistant},
 		nil,
 		schema.UserMessage("ation_ation_ plain"),
+		schema.UserMessage("rrent_ then [ Current_Request ] and [current_request]"),
 	}
 	return out
 }

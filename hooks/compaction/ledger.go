@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unsafe"
@@ -438,9 +439,13 @@ func ledgerLineRunes(e ledgerEntry) int {
 // or JSON it came from, so without this a folded summary's appended
 // identifiers were forgotten without being counted as dropped. Values are
 // unmarked (spotlight.Unmark), so the fold carries what the tool said, the
-// same value the marker remembers.
+// same value the marker remembers. text may still have the summary's tags.
 func ledgerBlockValues(text string) []string {
-	i := strings.LastIndex(text, "\n"+ledgerHeading+"\n")
+	text = strings.TrimSpace(text)
+	if body, ok := strings.CutSuffix(text, summaryClose); ok {
+		text = strings.TrimRight(body, "\n")
+	}
+	i := ledgerBlockAt(text)
 	if i < 0 {
 		return nil
 	}
@@ -454,3 +459,29 @@ func ledgerBlockValues(text string) []string {
 	}
 	return out
 }
+
+// ledgerBlockAt is where the block ledgerBlock wrote starts in a summary's
+// text (the "\n" before its heading), or -1. The heading alone is not proof:
+// a summarizer told to write "## Identifiers" may write the ledger's heading
+// and sections after it. The ledger's block is the text's last part and
+// holds nothing but "- " lines, the last of them perhaps its dropped note.
+func ledgerBlockAt(text string) int {
+	i := strings.LastIndex(text, "\n"+ledgerHeading+"\n")
+	if i < 0 {
+		return -1
+	}
+	lines := strings.Split(strings.TrimRight(text[i+len(ledgerHeading)+2:], "\n"), "\n")
+	for k, line := range lines {
+		if strings.HasPrefix(line, "- ") {
+			continue
+		}
+		if k == len(lines)-1 && k > 0 && droppedLine.MatchString(line) {
+			continue
+		}
+		return -1
+	}
+	return i
+}
+
+// droppedLine matches droppedNote's line.
+var droppedLine = regexp.MustCompile(`^\(\d+ more dropped to fit the cap\)$`)

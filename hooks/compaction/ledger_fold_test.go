@@ -83,7 +83,8 @@ func TestTranscriptLeavesAFoldedLedgerBlockOut(t *testing.T) {
 		body += "\n- " + v
 	}
 	msgs := []*schema.Message{summary(body, 4), user("go on")}
-	text, _ := transcript(msgs, []int{0, 1}, nil)
+	wrapped, _ := wrappedTranscript(msgs, []int{0, 1}, transcriptView{dropLedger: true, request: -1})
+	text := transcriptBody(wrapped)
 	if !strings.Contains(text, "fixed the export") {
 		t.Fatalf("the summary's own text is missing from the transcript:\n%s", text)
 	}

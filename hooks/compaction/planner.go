@@ -15,7 +15,10 @@ const (
 	// TierHistoricalSummaries folds two or more summaries before the current task into one.
 	TierHistoricalSummaries = "historical_summaries"
 	// TierCurrentTaskSteps replaces the oldest agent steps of the current task,
-	// sparing the newest MinKeepSteps.
+	// sparing the newest MinKeepSteps. Once the compactor has seen its
+	// summarizer's replies, a round of this tier may also take the history
+	// before the current request, when the history alone cannot reach the
+	// target; its summary then goes after the request.
 	TierCurrentTaskSteps = "current_task_steps"
 	// TierCurrentTaskSummaries folds two or more summaries inside the current task into one.
 	TierCurrentTaskSummaries = "current_task_summaries"
@@ -42,7 +45,11 @@ func (p Plan) Empty() bool { return len(p.Indices) == 0 }
 //
 //  1. historical turns: the fewest oldest turns before the current task, a
 //     turn's later steps counted one by one so only the older part of the
-//     last turn needed is taken (the reference takes it whole);
+//     last turn needed is taken (the reference takes it whole), then steps
+//     left after a summary before the first turn, with that summary; once
+//     replies are seen, the history's summaries too, and when even that
+//     cannot reach the target, the history with the task's oldest steps in
+//     one round (reported as TierCurrentTaskSteps);
 //  2. historical summaries: at least two of this compactor's summaries before
 //     the current task, folded into one;
 //  3. current-task steps: the fewest oldest agent steps, never one of the
@@ -161,37 +168,43 @@ func taskSteps(messages []*schema.Message, r planRegions, seq []int) [][]int {
 	return stepsIn(messages, r.taskStart(), len(messages), seq)
 }
 
-// strandedSteps returns, as one group, the agent steps that follow one of
-// this compactor's summaries before the history's first real user message,
-// with that summary. The steps belong to no turn: a round that summarized
-// the request and first steps of the oldest turn left its later steps there,
-// after the summary, and without this they could never be summarized again.
-// They go with the summary that holds the rest of their turn, so one round
-// folds them into it; a round of a step or two alone cost more than it
-// freed. Steps before any summary are left alone, as the reference leaves
-// them (case F6).
+// strandedSteps returns the agent steps that follow this compactor's
+// summaries before the history's first real user message, each summary with
+// the steps after it as one group. The steps belong to no turn: a round that
+// summarized the request and first steps of the oldest turn left its later
+// steps there, after the summary, and without this they could never be
+// summarized again. They go with the summary that holds the rest of their
+// turn, so one round folds them into it; a round of a step or two alone cost
+// more than it freed. A group never reaches past the next summary, whose new
+// summary would otherwise stand before it while holding later work. Steps
+// before any summary are left alone, as the reference leaves them (case F6).
 func strandedSteps(messages []*schema.Message, r planRegions, seq []int) [][]int {
-	sum, end := -1, r.historyEnd()
+	end := r.historyEnd()
+	var sums []int
 	for i := r.systemEnd; i < end; i++ {
 		if IsRealUser(messages[i]) {
 			end = i
 			break
 		}
-		if sum < 0 && IsStrategy(messages[i], StrategySummarization) {
-			sum = i
+		if IsStrategy(messages[i], StrategySummarization) {
+			sums = append(sums, i)
 		}
 	}
-	if sum < 0 {
-		return nil
+	var out [][]int
+	for k, sum := range sums {
+		stop := end
+		if k+1 < len(sums) {
+			stop = sums[k+1]
+		}
+		group := []int{sum}
+		for _, st := range stepsIn(messages, sum+1, stop, seq) {
+			group = append(group, st...)
+		}
+		if len(group) > 1 {
+			out = append(out, group)
+		}
 	}
-	group := []int{sum}
-	for _, st := range stepsIn(messages, sum+1, end, seq) {
-		group = append(group, st...)
-	}
-	if len(group) == 1 {
-		return nil
-	}
-	return [][]int{group}
+	return out
 }
 
 // stepsIn splits messages[from:to] into agent steps, as taskSteps does.

@@ -3,6 +3,7 @@ package compaction
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
@@ -60,11 +61,12 @@ var transcriptTag = spotlight.Tag("conversation_to_summarize")
 // summary block early either.
 var summaryTag = spotlight.Tag("conversation_summary")
 
-// entryLookalike matches text posing as the "[conversation_summary]" header
-// that introduces an earlier summary in a transcript. Only Transcript may
-// write that header; content that imitates it is shown with parentheses, so
-// a tool result cannot pass off its text as an earlier summary.
-var entryLookalike = regexp.MustCompile(`(?i)\[(\s*conversation_summary\s*)\]`)
+// entryLookalike matches text posing as a header only Transcript may write:
+// "[conversation_summary]", which introduces an earlier summary, and
+// "[current_request]" (requestBoundary). Content that imitates one is shown
+// with parentheses, so a tool result cannot pass off its text as an earlier
+// summary or move where the request seems to stand.
+var entryLookalike = regexp.MustCompile(`(?i)\[(\s*(?:conversation_summary|current_request)\s*)\]`)
 
 // promptFor returns the summarizer's input: the instruction as a system
 // message and a transcript built by Transcript, wrapped in its tags, as a
@@ -83,24 +85,61 @@ func promptWrapped(instruction, wrapped string) []*schema.Message {
 // after another separated by "\n": earlier summaries as
 // "[conversation_summary]\n" and their text without the summary tags, every
 // other message as RenderMessage with tool-call ids and DescribeAttachment
-// placeholders. Any text that looks like a <conversation_to_summarize> tag is
+// placeholders. When the indices span the current request (the last real
+// user message) without holding it, as a round over history and the task's
+// first steps does, the line requestBoundary stands where the request is, so
+// the summarizer can tell earlier turns from work already done for the
+// request. Any text that looks like a <conversation_to_summarize> tag is
 // escaped ("&lt;...&gt;"), so the transcript cannot break out of its block,
-// and content imitating a "[conversation_summary]" header is shown as
-// "(conversation_summary)".
+// and content imitating a "[conversation_summary]" or "[current_request]"
+// header is shown with parentheses instead of brackets.
+//
+// A SummarizationCompactor whose identifier ledger is on also leaves a
+// folded summary's ledger block out, since the ledger carries those values
+// into the next summary itself; Transcript shows the block.
 func Transcript(messages []*schema.Message, indices []int) string {
-	text, _ := transcript(messages, indices, nil)
-	return text
+	wrapped, _ := wrappedTranscript(messages, indices, transcriptView{request: spannedRequest(messages, indices)})
+	return transcriptBody(wrapped)
 }
 
-// transcript is Transcript with every text the conversation supplies (message
-// and part texts, tool names, call ids and arguments, attachment
-// placeholders) passed through cut, when not nil, before it is indented. It
-// also returns how many messages had a text cut. Earlier summaries are shown
-// whole, as compaction wrote them to a known size, except for their ledger
-// block (see withoutLedgerBlock).
-func transcript(messages []*schema.Message, indices []int, cut *textCutter) (string, int) {
-	wrapped, n := wrappedTranscript(messages, indices, cut)
-	return transcriptBody(wrapped), n
+// requestBoundary stands for the current request in a transcript whose
+// messages come from both sides of it (see Transcript). The summary of such
+// a round goes after the request, so it must not restate an earlier turn's
+// objective or next step as the request's.
+const requestBoundary = "[current_request] The user's current request stands here; it stays in the conversation, not shown. " +
+	"Above: earlier turns. Below: work already done for the current request."
+
+// transcriptView says how a round's transcript is shown.
+type transcriptView struct {
+	// cut, when not nil, shortens every text the conversation supplies
+	// (message and part texts, tool names, call ids and arguments,
+	// attachment placeholders) before it is indented (fitTranscript).
+	cut *textCutter
+	// dropLedger leaves earlier summaries' ledger blocks out
+	// (withoutLedgerBlock): the compactor's ledger re-appends their values.
+	// A compactor with the ledger off must show them, or they are lost.
+	dropLedger bool
+	// request is the index of the current request the indices span, or -1
+	// (spannedRequest); requestBoundary is written before the first index
+	// after it.
+	request int
+}
+
+// spannedRequest is the index of the current request (planRegions.task) when
+// indices hold messages before and after it but not the request itself, and
+// -1 otherwise.
+func spannedRequest(messages []*schema.Message, indices []int) int {
+	if len(indices) < 2 {
+		return -1
+	}
+	task := planRegionsOf(messages).task
+	if task < 0 || indices[0] > task || indices[len(indices)-1] < task {
+		return -1
+	}
+	if _, held := slices.BinarySearch(indices, task); held {
+		return -1
+	}
+	return task
 }
 
 // transcriptBody is the transcript inside a wrappedTranscript, without a copy.
@@ -108,35 +147,49 @@ func transcriptBody(wrapped string) string {
 	return wrapped[len(transcriptOpen)+1 : len(wrapped)-len(transcriptClose)-1]
 }
 
-// wrappedTranscript is transcript already wrapped in its tags, the way the
-// summarizer receives it: transcriptOpen, "\n", the transcript, "\n",
-// transcriptClose. The whole text is written once into one buffer sized
-// beforehand; each message is rendered into a reused scratch buffer first,
-// since the rare one that imitates a summary header must be rewritten.
+// wrappedTranscript is the transcript of messages[indices] as view shows it,
+// wrapped in its tags the way the summarizer receives it: transcriptOpen,
+// "\n", the transcript, "\n", transcriptClose. It also returns how many
+// messages had a text cut. The whole text is written once into one buffer
+// sized beforehand; each message is rendered into a reused scratch buffer
+// first, since the rare one that imitates a header must be rewritten.
 // Rendering each message into a string of its own, growing the transcript by
 // doubling and copying it again to wrap it was most of its cost (a
-// compaction of 1,000 messages renders half a megabyte).
-func wrappedTranscript(messages []*schema.Message, indices []int, cut *textCutter) (string, int) {
+// compaction of 1,000 messages renders half a megabyte). Earlier summaries
+// are shown whole, as compaction wrote them to a known size, except for the
+// ledger block view may drop.
+func wrappedTranscript(messages []*schema.Message, indices []int, view transcriptView) (string, int) {
+	cut := view.cut
 	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, indent: true}
 	if cut != nil {
 		opts.Text = func(s string) string { return indentContinuation(cut.text(s)) }
 		opts.Attachment = func(a Attachment) string { return lineBreaks.Replace(cut.text(DescribeAttachment(a))) }
 	}
 	var b strings.Builder
-	b.Grow(transcriptSizeHint(messages, indices))
+	b.Grow(transcriptSizeHint(messages, indices) + len(requestBoundary))
 	b.WriteString(transcriptOpen)
 	b.WriteString("\n")
 	var scratch bytes.Buffer
 	cutMessages := 0
+	boundary := view.request >= 0
 	for n, i := range indices {
 		if n > 0 {
 			b.WriteString("\n")
 		}
+		if boundary && i > view.request {
+			b.WriteString(requestBoundary)
+			b.WriteString("\n")
+			boundary = false
+		}
 		m := messages[i]
 		if IsStrategy(m, StrategySummarization) {
+			body := summaryBody(m)
+			if view.dropLedger {
+				body = withoutLedgerBlock(body)
+			}
 			b.WriteString(summaryEntry)
 			b.WriteString("\n")
-			b.WriteString(entryLookalike.ReplaceAllString(withoutLedgerBlock(summaryBody(m)), "($1)"))
+			b.WriteString(entryLookalike.ReplaceAllString(body, "($1)"))
 			continue
 		}
 		cuts := cut.count()
@@ -190,8 +243,9 @@ func transcriptSizeHint(messages []*schema.Message, indices []int) int {
 }
 
 // mayHoldEntryHeader is a cheap test that b holds nothing entryLookalike
-// matches: any match holds "conversation_summary", so "ation_" in ASCII
-// (case folding pairs no other letter with a, t, i, o or n).
+// matches: any match holds "conversation_summary" or "current_request", so
+// "ation_" or "rrent_" in ASCII (case folding pairs no other letter with a,
+// t, i, o, n, r or e).
 func mayHoldEntryHeader(b []byte) bool {
 	for from := 0; ; {
 		i := bytes.IndexByte(b[from:], '_')
@@ -199,7 +253,7 @@ func mayHoldEntryHeader(b []byte) bool {
 			return false
 		}
 		at := from + i
-		if at >= 5 && asciiLowerEqual(b[at-5:at], "ation") {
+		if at >= 5 && (asciiLowerEqual(b[at-5:at], "ation") || asciiLowerEqual(b[at-5:at], "rrent")) {
 			return true
 		}
 		from = at + 1
@@ -248,9 +302,11 @@ func neutralise(s string) string { return spotlight.Escape(s, transcriptTag) }
 // The summarizer does not need to read it again when the summary is folded:
 // the ledger carries those values into the next summary itself (from the
 // marker and the block, see ledger.collect), so showing them cost summarizer
-// input on every fold for nothing.
+// input on every fold for nothing. Only a block the ledger wrote is cut (see
+// ledgerBlockAt): a summarizer that wrote the heading itself keeps what
+// follows it.
 func withoutLedgerBlock(body string) string {
-	if i := strings.LastIndex(body, "\n"+ledgerHeading+"\n"); i >= 0 {
+	if i := ledgerBlockAt(body); i >= 0 {
 		return strings.TrimRight(body[:i], "\n")
 	}
 	return body

@@ -11,6 +11,10 @@ const (
 	entryResult
 	entrySystem
 	entrySummary
+	// entryBoundary stands where the user's current request is, in a
+	// transcript of earlier turns and the request's first steps; its text is
+	// the compactor's note, not the conversation's.
+	entryBoundary
 )
 
 // entry is one message of the transcript.
@@ -35,6 +39,7 @@ const (
 	prefixResult    = "[tool:"
 	prefixSystem    = "[system] "
 	prefixSummary   = "[conversation_summary]"
+	prefixBoundary  = "[current_request]"
 )
 
 // parseEntries splits a transcript into entries. Text before the first
@@ -90,6 +95,8 @@ func startEntry(line string) (e entry, skip int, ok bool) {
 		return entry{kind: entrySystem}, len(prefixSystem), true
 	case strings.TrimRight(line, " \t\r") == prefixSummary:
 		return entry{kind: entrySummary}, len(line) + 1, true
+	case strings.HasPrefix(line, prefixBoundary):
+		return entry{kind: entryBoundary}, len(line), true
 	case strings.HasPrefix(line, prefixCall):
 		head, skip, ok := header(line, len(prefixCall))
 		if !ok {

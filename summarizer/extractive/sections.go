@@ -51,13 +51,20 @@ var decisionWords = regexp.MustCompile(`(?i)\b(must|mustn't|should|shouldn't|don
 var errorMarkers = []string{"Error:", "ERROR:", "failed", "Failed", "FAILED", "FAIL", "panic:", "fatal:", "Traceback"}
 
 // collect fills the sections from the entries, before caps and budget.
+// Requests before a boundary entry are earlier turns': the summary will
+// follow the current request, so they are work done, not its objective.
 func (s *Summarizer) collect(entries []entry) sections {
 	var out sections
 	pairs := pairResults(entries)
+	boundary := boundaryAt(entries)
 	for i, e := range entries {
 		switch e.kind {
 		case entryUser:
-			if l := firstLine(e.text); !isEmptyContent(l) {
+			switch l := firstLine(e.text); {
+			case isEmptyContent(l):
+			case i < boundary:
+				out.add(secWork, i, s.line("earlier request: "+l))
+			default:
 				out.add(secObjective, i, s.line(l))
 			}
 			for line := range strings.Lines(e.text) {
@@ -84,6 +91,17 @@ func (s *Summarizer) collect(entries []entry) sections {
 		}
 	}
 	return out
+}
+
+// boundaryAt is the index of the entry standing for the current request,
+// or -1.
+func boundaryAt(entries []entry) int {
+	for i, e := range entries {
+		if e.kind == entryBoundary {
+			return i
+		}
+	}
+	return -1
 }
 
 func isEmptyContent(l string) bool { return l == "" || l == "<no content>" }

@@ -66,11 +66,14 @@ func (s *Summarizer) addIdentifiers(secs *sections, t string, entries []entry) {
 }
 
 // addUnresolved adds the last user request that no assistant text followed,
-// or else the last assistant text.
+// or else the last assistant text. After a boundary entry only what follows
+// it counts: an earlier turn's open end is not the current request's.
 func addUnresolved(secs *sections, entries []entry, line func(string) string) {
 	lastUser, lastAsst := -1, -1
+	from := boundaryAt(entries)
 	for i, e := range entries {
 		switch {
+		case i < from:
 		case e.kind == entryUser && !isEmptyContent(firstLine(e.text)):
 			lastUser = i
 		case e.kind == entryAssistant && !isEmptyContent(firstLine(e.text)):
