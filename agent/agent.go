@@ -77,7 +77,7 @@ func (a *Agent) Run(ctx context.Context, messages []*schema.Message) (*Result, e
 		return nil, err
 	}
 	if err := a.WarmUp(ctx); err != nil {
-		return nil, wrapRunErr(ctx, err)
+		return nil, err // WarmUp's error says "agent:" and wraps ctx.Err() already
 	}
 	res, err := a.runnable.Invoke(ctx, messages)
 	if err != nil {
@@ -101,7 +101,7 @@ func (a *Agent) Stream(ctx context.Context, messages []*schema.Message) (*schema
 		return nil, err
 	}
 	if err := a.WarmUp(ctx); err != nil {
-		return nil, wrapRunErr(ctx, err)
+		return nil, err // WarmUp's error says "agent:" and wraps ctx.Err() already
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	// Unbuffered: each event is handed over before the run goes on, so a reader

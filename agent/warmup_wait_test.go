@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,5 +70,31 @@ func TestWarmUpWaitHonoursDeadline(t *testing.T) {
 	}
 	if _, err := a.Run(context.Background(), in); err != nil {
 		t.Fatalf("a run after the warm-up: %v", err)
+	}
+}
+
+// failingWarmHook's warm-up fails.
+type failingWarmHook struct{}
+
+func (failingWarmHook) Run(context.Context, *hooks.State) error { return nil }
+func (failingWarmHook) WarmUp(context.Context) error            { return errors.New("tokenizer unavailable") }
+
+// TestWarmUpErrorIsSaidOnce: Run and Stream return a failed warm-up's error
+// with the package's prefix once, and errors.Is still finds the cause.
+func TestWarmUpErrorIsSaidOnce(t *testing.T) {
+	t.Parallel()
+	reg := hooks.NewRegistry()
+	mustRegister(t, reg, hooks.BeforeLLM, failingWarmHook{})
+	a, _ := newConversationalAgent(t, Config{Hooks: reg})
+	in := []*schema.Message{schema.UserMessage("q")}
+	_, runErr := a.Run(context.Background(), in)
+	_, streamErr := a.Stream(context.Background(), in)
+	for name, err := range map[string]error{"Run": runErr, "Stream": streamErr} {
+		if err == nil {
+			t.Fatalf("%s: no error from a failing warm-up", name)
+		}
+		if msg := err.Error(); strings.Count(msg, "agent:") != 1 || !strings.Contains(msg, "warm up") || !strings.Contains(msg, "tokenizer unavailable") {
+			t.Errorf("%s: error %q, want one \"agent:\" prefix, the step and the cause", name, msg)
+		}
 	}
 }
