@@ -274,6 +274,18 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 	return compacted, nil
 }
 
+// foldsSummary reports whether plan replaces one of this compactor's
+// summaries. Its ledger values were kept in the conversation; a round that
+// cannot be smaller with them is refused rather than applied without them.
+func foldsSummary(messages []*schema.Message, plan Plan) bool {
+	for _, i := range plan.Indices {
+		if IsStrategy(messages[i], StrategySummarization) {
+			return true
+		}
+	}
+	return false
+}
+
 // closeEnough: a compaction stops once a round has brought the conversation
 // within target/closeEnough tokens above the target (5 %).
 const closeEnough = 20
@@ -326,7 +338,7 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*sche
 	rep.Identifiers = stats
 	applied := repaired
 	next, after, err := applySummary(ctx, messages, plan, applied, fields, before, counter)
-	if errors.Is(err, ErrSummaryNotSmaller) && stats.Appended > 0 {
+	if errors.Is(err, ErrSummaryNotSmaller) && stats.Appended > 0 && !foldsSummary(messages, plan) {
 		// The verbatim block tipped the summary over; a smaller summary
 		// without it still beats no summary.
 		rep.Identifiers.Dropped += stats.Appended

@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,6 +134,38 @@ func TestSummarizationLedgerFallsBackWhenTooBig(t *testing.T) {
 	ids := Identifiers(*rounds)
 	if ids.Appended != 0 || ids.Dropped == 0 || strings.Contains(out[2].Content, ledgerHeading) {
 		t.Errorf("want the block dropped: %+v\n%s", ids, out[2].Content)
+	}
+}
+
+// TestSummarizationLedgerFoldIsRefusedWhenTooBig: a round that folds a
+// summary must carry that summary's identifiers; when it cannot be smaller
+// with them it is refused, and the summary stays with its block, instead of
+// going in without them as a round over fresh messages would.
+func TestSummarizationLedgerFoldIsRefusedWhenTooBig(t *testing.T) {
+	t.Parallel()
+	const kept = "/srv/releases/2026-11/billing-api-7f3a9c.tar.gz"
+	old := summary("- shipped the release\n\n"+ledgerHeading+"\n- "+kept, 6)
+	old.Extra[MetaKey].(map[string]any)[ledgerMarkerKey] = []any{kept}
+	msgs := []*schema.Message{sys("rules"), old, asst("ok"), user("task"), call("a"), result("a", "r")}
+	c, rounds := slNew(t, scFixed(t, "- shipped the release, then said ok"), SummarizationConfig{})
+	out, err := c.Compact(context.Background(), msgs, 1, DefaultCounter())
+	if err != nil {
+		t.Fatalf("Compact: %v", err)
+	}
+	if len(*rounds) == 0 {
+		t.Fatal("no round was tried")
+	}
+	for _, r := range *rounds {
+		if slices.Contains(r.Indices, 1) && (r.Err == nil || r.Identifiers.Dropped != 0) {
+			t.Errorf("the fold round was applied (err %v) or dropped identifiers (%+v)", r.Err, r.Identifiers)
+		}
+	}
+	final := msgs
+	if out != nil {
+		final = out
+	}
+	if !strings.Contains(Render(final, RenderOptions{}), kept) {
+		t.Errorf("%s is gone from the conversation:\n%s", kept, Render(final, RenderOptions{}))
 	}
 }
 
