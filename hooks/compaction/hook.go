@@ -43,7 +43,26 @@ type HookConfig struct {
 	// (see the package documentation of prepared compaction). 0, the
 	// default, compacts synchronously at CompactAt; otherwise
 	// CompactTo < PrepareAt < CompactAt.
+	//
+	// With PrepareAt set, CompactAt is where a compaction is applied as soon
+	// as it is ready. While the compaction prepared for a conversation is
+	// still being written, a call estimated at or above CompactAt but below
+	// the ceiling, halfway from CompactAt to the window
+	// (ContextWindow*(CompactAt+1)/2), goes out uncompacted instead of
+	// waiting (Report.Deferred); the first call at the trigger after the
+	// compaction finished applies it. A call at or above the ceiling waits
+	// for the compaction still running. A call may therefore exceed
+	// CompactAt up to the ceiling while the summary is being written, never
+	// the window.
 	PrepareAt float64
+	// OnPrepared, when set, is called each time a compaction prepared in
+	// the background (PrepareAt) finishes, on the goroutine that ran it,
+	// with the ctx of the run that started it (without its cancellation).
+	// It is called after the hook recorded the outcome, so a model call
+	// made after it returns finds the compaction finished. Keep it fast;
+	// it must be safe for concurrent use when the hook serves several runs.
+	// Default none.
+	OnPrepared func(ctx context.Context, d PreparedDone)
 }
 
 // CompactionHook decides when to compact. Registered at hooks.BeforeLLM, it
@@ -67,16 +86,17 @@ type HookConfig struct {
 // A CompactionHook keeps no per-run state and may serve many runs at once.
 // It implements hooks.Hook, hooks.PointLimiter, hooks.WarmUpper and hooks.Closer.
 type CompactionHook struct {
-	compactor Compactor
-	counter   TokenCounter
-	window    int
-	at, to    float64
-	prepareAt float64 // 0: no prepared compactions
-	log       *slog.Logger
-	observer  Observer
-	kind      string  // the compactor's type name, for errors and callbacks
-	jobs      *jobSet // compactor calls in flight and prepared results
-	backoff   backoffs
+	compactor  Compactor
+	counter    TokenCounter
+	window     int
+	at, to     float64
+	prepareAt  float64 // 0: no prepared compactions
+	onPrepared func(context.Context, PreparedDone)
+	log        *slog.Logger
+	observer   Observer
+	kind       string  // the compactor's type name, for errors and callbacks
+	jobs       *jobSet // compactor calls in flight and prepared results
+	backoff    backoffs
 }
 
 var (
@@ -125,7 +145,7 @@ func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, err
 		log = slog.Default()
 	}
 	return &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
-		log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet()}, nil
+		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet()}, nil
 }
 
 // Name identifies the hook in errors and logs.
@@ -140,6 +160,18 @@ func (h *CompactionHook) Counter() TokenCounter { return h.counter }
 
 // Compactor returns the hook's compactor.
 func (h *CompactionHook) Compactor() Compactor { return h.compactor }
+
+// ceiling is the size in tokens at which a triggered call no longer goes
+// out uncompacted while its prepared compaction is still being written:
+// halfway from CompactAt to the window (see HookConfig.PrepareAt). Halfway
+// leaves room below the window for the one tool result that can arrive
+// between two calls (the simulation's largest are a quarter of the window),
+// and of the ceilings measured in the simulation (0.80 to 0.925 of the
+// window) it is the lowest that meets the p95 stall target; see
+// docs/compaction.md.
+func (h *CompactionHook) ceiling() float64 {
+	return float64(h.window) * (h.at + (1-h.at)/2)
+}
 
 // Thresholds returns the trigger and target sizes in tokens before overhead:
 // ContextWindow*CompactAt and ContextWindow*CompactTo.
@@ -182,11 +214,11 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	}
 	if !r.Triggered {
 		if h.prepareAt > 0 {
-			h.prepare(ctx, state, est)
+			r.Preparing = h.prepare(ctx, state, est)
 		}
 		return r, nil
 	}
-	if h.backedOff(ctx, messages, &r) {
+	if h.backedOff(ctx, messages, &r) || h.deferred(ctx, state, &r) {
 		return r, nil
 	}
 	stallStart := time.Now()
@@ -218,6 +250,14 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	}
 	if !done && err == nil {
 		err = h.compactNow(ctx, state, &r)
+	}
+	if h.prepareAt > 0 && err == nil && r.Compacted && !r.Preparing {
+		// A compaction that leaves the call at or above PrepareAt (what
+		// was appended while a prepared one was written is kept) starts
+		// preparing the next one now rather than at the next call: one
+		// more huge tool result could otherwise carry the conversation
+		// past the ceiling before it is written.
+		r.Preparing = h.prepare(ctx, state, r.TokensAfter+r.Overhead)
 	}
 	r.Stall = time.Since(stallStart)
 	r.Err = err
@@ -251,6 +291,7 @@ func (h *CompactionHook) compactNow(ctx context.Context, state *hooks.State, r *
 // Close waits for it. It adds the job's rounds and time to r and returns the
 // compacted conversation, nil when the compactor declined.
 func (h *CompactionHook) compact(ctx context.Context, j *job, r *Report) ([]*schema.Message, error) {
+	j.await()
 	if !h.start(j) {
 		h.runJob(j)
 	}

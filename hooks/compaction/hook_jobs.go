@@ -28,6 +28,17 @@ type job struct {
 	cancel   context.CancelFunc
 	rounds   *roundLog
 	done     chan struct{} // closed once the fields below are set
+	// background marks a prepared compaction (HookConfig.PrepareAt), whose
+	// end HookConfig.OnPrepared hears of.
+	background bool
+	// values is the ctx of the run that started the job, without its
+	// cancellation, for HookConfig.OnPrepared.
+	values context.Context
+	// awaited is closed once a model call waits for the job (see Awaited):
+	// at once for a synchronous compaction, when a call needs it for a
+	// prepared one.
+	awaited   chan struct{}
+	awaitOnce sync.Once
 
 	result   []*schema.Message
 	err      error
@@ -78,8 +89,38 @@ func newJobSet() *jobSet {
 func (h *CompactionHook) newJob(parent context.Context, snapshot []*schema.Message, tokens, target int, r *Report) *job {
 	jctx, cancel := context.WithCancel(parent)
 	cctx, rounds := withRoundLog(h.isolated(jctx))
+	awaited := make(chan struct{})
+	cctx = context.WithValue(cctx, awaitedKey{}, (<-chan struct{})(awaited))
 	return &job{snapshot: snapshot, tokens: tokens, target: target, overhead: r.Overhead, step: r.Step,
-		started: time.Now(), ctx: cctx, cancel: cancel, rounds: rounds, done: make(chan struct{})}
+		started: time.Now(), ctx: cctx, cancel: cancel, rounds: rounds, done: make(chan struct{}),
+		values: context.WithoutCancel(parent), awaited: awaited}
+}
+
+// await records that a model call now waits for j (see Awaited).
+func (j *job) await() { j.awaitOnce.Do(func() { close(j.awaited) }) }
+
+type awaitedKey struct{}
+
+// closedChan is what Awaited returns outside a hook's compaction.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Awaited returns a channel that is closed once a model call waits for the
+// compaction whose compactor was handed ctx (or a ctx derived from it, such
+// as the one a SummarizationCompactor hands its ChatModel). A synchronous
+// compaction is waited for from the start, so its channel is closed already.
+// A compaction prepared in the background (HookConfig.PrepareAt) is waited
+// for when a model call reaches the trigger and finds it still running at or
+// above the deferral ceiling (see HookConfig.PrepareAt), or when it is the
+// last thing the call needs. A compactor or summarizer may use it to raise
+// the priority of background work the agent now waits for; the simulation in
+// package bench uses it to charge the wait in simulated time. For a ctx that
+// does not come from a CompactionHook the channel is closed: whoever calls a
+// compactor directly waits for it.
+func Awaited(ctx context.Context) <-chan struct{} {
+	if ch, ok := ctx.Value(awaitedKey{}).(<-chan struct{}); ok {
+		return ch
+	}
+	return closedChan
 }
 
 // start runs j on its own goroutine. It returns false, starting nothing,
@@ -98,8 +139,27 @@ func (h *CompactionHook) start(j *job) bool {
 		defer js.finished()
 		defer stop()
 		h.runJob(j)
+		if j.background {
+			h.preparedDone(j)
+		}
 	}()
 	return true
+}
+
+// preparedDone tells HookConfig.OnPrepared that the prepared job j has
+// finished. It runs after j.done is closed, so a model call that follows the
+// callback sees the job finished.
+func (h *CompactionHook) preparedDone(j *job) {
+	if h.onPrepared == nil {
+		return
+	}
+	defer func() {
+		// A panic on a job's goroutine would end the process.
+		if p := recover(); p != nil {
+			h.log.ErrorContext(j.values, "compaction: HookConfig.OnPrepared panicked", "prepared_at_step", j.step, "panic", fmt.Sprint(p))
+		}
+	}()
+	h.onPrepared(j.values, PreparedDone{Step: j.step, Duration: j.duration, Err: j.err, Declined: j.err == nil && j.result == nil})
 }
 
 // runJob calls the compactor and publishes its outcome by closing j.done.

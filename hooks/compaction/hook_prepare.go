@@ -16,8 +16,9 @@ import (
 // it stands at PrepareAt, while the agent keeps calling the model with the
 // whole of it. At the trigger the hook swaps the prepared result in for the
 // prefix it covers and keeps what was appended since verbatim
-// (mergeAppended), so the call waits for nothing, or only for what is left
-// of a job still running.
+// (mergeAppended), so the call waits for nothing. While the job is still
+// running a call at the trigger goes out uncompacted (deferred) up to the
+// ceiling; from the ceiling on it waits for what is left of the job.
 //
 // A prepared result is only ever applied to a conversation that begins with
 // exactly its snapshot: the same *schema.Message values in the same order.
@@ -35,60 +36,67 @@ import (
 // defaultMaxPrepared jobs, each for at most defaultPreparedMaxAge.
 
 // prepare starts a background compaction of state's conversation once its
-// estimate est reaches PrepareAt, unless one is prepared for it already.
-func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est int) {
+// estimate est reaches PrepareAt, unless one is prepared for it already. It
+// reports whether it started one.
+func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est int) bool {
 	if float64(est) < float64(h.window)*h.prepareAt {
-		return
+		return false
 	}
 	messages := state.Messages
 	now := time.Now()
 	found, expired := h.jobs.find(messages, false, now)
 	h.dropAll(ctx, expired, "it expired")
 	if found != nil {
-		return
+		return false
 	}
 	msgTokens, err := h.counter.Count(ctx, messages, nil)
 	if err != nil {
 		h.log.DebugContext(ctx, "compaction not prepared: counting the conversation failed", "step", state.StepCount, "error", err.Error())
-		return
+		return false
 	}
 	trigger, base := h.Thresholds()
 	overhead := est - msgTokens
 	full := base - overhead
 	if full <= 0 {
-		return
+		return false
 	}
 	// The conversation grows by about trigger-est before the result is
 	// used, and that growth is kept verbatim: aim that much lower so the
 	// merged conversation lands near the usual target. A quarter of the
 	// usual target is the floor, so a PrepareAt far below CompactAt does
-	// not summarize nearly everything.
-	target := max(full-(int(trigger)-est), full/4)
+	// not summarize nearly everything. A conversation prepared at or above
+	// the trigger (the rest of a compaction, see usePrepared) aims for the
+	// usual target.
+	target := max(min(full-(int(trigger)-est), full), full/4)
 	r := Report{Step: state.StepCount, Overhead: overhead}
 	j := h.newJob(context.WithoutCancel(ctx), slices.Clone(messages), msgTokens, target, &r)
+	j.background = true
 	ok, dropped := h.jobs.add(j, now)
 	h.dropAll(ctx, dropped, "too many prepared compactions")
 	if !ok || !h.start(j) {
 		j.cancel()
-		return
+		return false
 	}
 	if h.log.Enabled(ctx, slog.LevelDebug) {
 		h.log.DebugContext(ctx, "compaction preparing in the background", "step", state.StepCount, "estimated_tokens", est,
 			"target_tokens", target, "messages", len(messages))
 	}
+	return true
 }
 
 // usePrepared applies the prepared compaction of State.Messages, waiting for
 // it if it is still running. done is true when the call is then below the
-// trigger; false with a nil error when the caller must compact now: there
-// was no usable prepared result, or it did not bring the call below the
-// trigger (State.Messages then holds it, and r says so).
+// trigger, or below the ceiling with the rest being prepared in the
+// background (r.Preparing); false with a nil error when the caller must
+// compact now: there was no usable prepared result, or it left the call at
+// or above the ceiling (State.Messages then holds it, and r says so).
 func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r *Report) (done bool, err error) {
 	j, expired := h.jobs.find(state.Messages, true, time.Now())
 	h.dropAll(ctx, expired, "it expired")
 	if j == nil {
 		return false, nil
 	}
+	j.await()
 	select {
 	case <-j.done:
 	case <-ctx.Done():
@@ -117,11 +125,78 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 	}
 	r.Prepared = true
 	if trigger, _ := h.Thresholds(); float64(r.TokensAfter+r.Overhead) >= trigger {
+		// What was appended since the snapshot keeps the call at the
+		// trigger. Below the ceiling the call goes out and the rest is
+		// prepared in the background, like a deferred call; from the
+		// ceiling on it is compacted now.
+		if est := r.TokensAfter + r.Overhead; float64(est) < h.ceiling() && h.prepare(ctx, state, est) {
+			r.Preparing = true
+			h.log.DebugContext(ctx, "prepared compaction still leaves the call at the trigger; preparing the rest in the background",
+				"step", r.Step, "tokens_after", r.TokensAfter, "trigger_tokens", trigger, "ceiling_tokens", h.ceiling())
+			return true, nil
+		}
 		h.log.DebugContext(ctx, "prepared compaction still leaves the call at the trigger; compacting the rest now",
 			"step", r.Step, "tokens_after", r.TokensAfter, "trigger_tokens", trigger)
 		return false, nil
 	}
 	return true, nil
+}
+
+// deferred handles a triggered call below the ceiling while the compaction
+// prepared for its conversation is still being written: the call goes out
+// uncompacted, so the agent keeps working, and the Report says so. The first
+// triggered call after the compaction finished applies it (usePrepared).
+// One tool result can carry a conversation from PrepareAt past CompactAt in
+// a step or two, before the summary is written; waiting there would stall
+// the agent for most of a compaction while the window still has room.
+func (h *CompactionHook) deferred(ctx context.Context, state *hooks.State, r *Report) bool {
+	messages := state.Messages
+	if h.prepareAt == 0 || float64(r.Estimated) >= h.ceiling() {
+		return false
+	}
+	j, expired := h.jobs.find(messages, false, time.Now())
+	h.dropAll(ctx, expired, "it expired")
+	if j == nil || isDone(j) {
+		return false
+	}
+	r.Deferred = true
+	if h.log.Enabled(ctx, slog.LevelDebug) {
+		h.log.DebugContext(ctx, "compaction deferred: the prepared compaction is still being written", "step", r.Step,
+			"estimated_tokens", r.Estimated, "ceiling_tokens", h.ceiling(), "prepared_at_step", j.step)
+	}
+	if h.observer != nil {
+		h.observer.ObserveCompaction(ctx, *r)
+	}
+	return true
+}
+
+// WaitPrepared waits until every compaction the hook has started preparing
+// in the background (HookConfig.PrepareAt) and still keeps has finished, or
+// ctx ends. It starts and cancels nothing; the results stay for the calls
+// that apply them. With a summarizer that answers at once, whether a
+// prepared compaction is finished at the next model call depends on
+// goroutine scheduling; a test or an offline demo that calls WaitPrepared
+// after each model call gets the same outcome every run.
+func (h *CompactionHook) WaitPrepared(ctx context.Context) error {
+	js := h.jobs
+	js.mu.Lock()
+	var running []*job
+	for _, list := range js.prepared {
+		for _, j := range list {
+			if !isDone(j) {
+				running = append(running, j)
+			}
+		}
+	}
+	js.mu.Unlock()
+	for _, j := range running {
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			return fmt.Errorf("compaction: waiting for prepared compactions: %w", ctx.Err())
+		}
+	}
+	return nil
 }
 
 func (h *CompactionHook) dropAll(ctx context.Context, jobs []*job, why string) {

@@ -46,6 +46,27 @@ type Report struct {
 	// when a prepared result was ready, the rest of its work when it was
 	// still running, the whole compaction when it ran synchronously.
 	Stall time.Duration
+	// Deferred: triggered while the compaction prepared in the background
+	// for this conversation was still being written, and below the ceiling
+	// of HookConfig.PrepareAt, so the call went out uncompacted without
+	// waiting (Stall 0). A later call applies the prepared compaction.
+	Deferred bool
+	// Preparing says this call started preparing a compaction in the
+	// background (HookConfig.PrepareAt): its estimate reached PrepareAt
+	// below the trigger (such a call goes to no Observer; Decide returns
+	// its Report), or the compaction it applied left it at or above
+	// PrepareAt.
+	Preparing bool
+}
+
+// PreparedDone describes a compaction prepared in the background when it
+// finishes (HookConfig.OnPrepared). Its rounds are reported with the model
+// call that applies it.
+type PreparedDone struct {
+	Step     int           // State.StepCount of the model call that started it
+	Duration time.Duration // time spent in the compactor
+	Err      error         // the compactor's error, if any
+	Declined bool          // the compactor found nothing to compact
 }
 
 // Saved is how many tokens the compaction removed, by the counter.
