@@ -85,7 +85,7 @@ type agentModel struct {
 // newAgentModel returns the configured endpoint's client when there is one,
 // with its warm-up and close tied to the app's lifecycle; otherwise the
 // offline replay of the bundled (or configured) trajectory.
-func newAgentModel(lc fx.Lifecycle, cfg *appConfig) (*agentModel, error) {
+func newAgentModel(lc fx.Lifecycle, cfg *appConfig, hook *compaction.CompactionHook) (*agentModel, error) {
 	data := bundledTrajectory
 	if cfg.Demo.Trajectory != "" {
 		var err error
@@ -108,6 +108,16 @@ func newAgentModel(lc fx.Lifecycle, cfg *appConfig) (*agentModel, error) {
 	name := fmt.Sprintf("offline replay of %s; set OPENAI_BASE_URL to use a live model", t.describe())
 	replay := newReplayModel(t)
 	replay.delay = cfg.modelLatency
+	if cfg.summarizerLatency == 0 {
+		// The offline summarizer answers at once, so a compaction
+		// prepared in the background is as good as written by the next
+		// model call; whether it is in fact finished there would depend
+		// on goroutine scheduling, and so would the report. The replay
+		// waits for it before each reply, so the demo prints the same
+		// every run. With --summarizer-latency it does not: calls go out
+		// while the summary is written, as with a hosted summarizer.
+		replay.settle = hook.WaitPrepared
+	}
 	return &agentModel{ToolCallingChatModel: replay, name: name, task: t.Task, replay: true}, nil
 }
 

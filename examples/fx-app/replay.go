@@ -99,6 +99,10 @@ type replayModel struct {
 	tools []*schema.ToolInfo
 	cur   *cursor
 	delay time.Duration // how long each reply takes (--model-latency)
+	// settle, when set, runs before each reply is returned: the offline
+	// demo waits there for the compactions prepared in the background (see
+	// newAgentModel).
+	settle func(context.Context) error
 }
 
 type cursor struct {
@@ -115,7 +119,7 @@ func newReplayModel(t *trajectory) *replayModel {
 // WithTools implements model.ToolCallingChatModel. The copy shares the
 // position in the trajectory.
 func (r *replayModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingChatModel, error) {
-	return &replayModel{traj: r.traj, tools: slices.Clone(tools), cur: r.cur, delay: r.delay}, nil
+	return &replayModel{traj: r.traj, tools: slices.Clone(tools), cur: r.cur, delay: r.delay, settle: r.settle}, nil
 }
 
 // Generate implements model.BaseChatModel.
@@ -150,6 +154,11 @@ func (r *replayModel) Generate(ctx context.Context, input []*schema.Message, _ .
 	prompt, completion := providerTokens(input, r.tools), completionTokens(msg)
 	msg.ResponseMeta = &schema.ResponseMeta{FinishReason: finish, Usage: &schema.TokenUsage{
 		PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}}
+	if r.settle != nil {
+		if err := r.settle(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return msg, nil
 }
 
