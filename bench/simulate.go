@@ -93,6 +93,10 @@ type SimResult struct {
 	Unused []SummaryCall
 	// Discarded counts the prepared compactions that were not applied.
 	Discarded int
+	// Deferred counts the model calls that reached the trigger and went
+	// out uncompacted because their prepared compaction was still being
+	// written (compaction.Report.Deferred).
+	Deferred int
 }
 
 // The time model of the agent's own calls: the main model answers after
@@ -155,23 +159,44 @@ func Simulate(ctx context.Context, cfg SimConfig) ([]*SimResult, error) {
 func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema.Message, script []Step) (*SimResult, error) {
 	counter := compaction.DefaultCounter()
 	tools := Tools()
-	// Calls by the step whose compaction made them: a prepared
-	// compaction's calls arrive from the hook's goroutine.
+	// Calls by the step whose compaction made them, the synchronous ones
+	// apart from those of compactions prepared in the background (which
+	// arrive from the hook's goroutines, and which the step that applies a
+	// compaction may start as well).
 	var mu sync.Mutex
-	byOrigin := map[int][]SummaryCall{}
+	byOrigin, bgByOrigin := map[int][]SummaryCall{}, map[int][]SummaryCall{}
 	summarizer := &Summarizer{Counter: counter, OnCall: func(c SummaryCall) {
 		mu.Lock()
 		defer mu.Unlock()
-		byOrigin[c.Origin] = append(byOrigin[c.Origin], c)
+		if c.Background {
+			bgByOrigin[c.Origin] = append(bgByOrigin[c.Origin], c)
+		} else {
+			byOrigin[c.Origin] = append(byOrigin[c.Origin], c)
+		}
 	}}
-	take := func(origin int) []SummaryCall {
-		mu.Lock()
-		defer mu.Unlock()
-		c := byOrigin[origin]
-		delete(byOrigin, origin)
-		return c
+	takeFrom := func(m map[int][]SummaryCall) func(int) []SummaryCall {
+		return func(origin int) []SummaryCall {
+			mu.Lock()
+			defer mu.Unlock()
+			c := m[origin]
+			delete(m, origin)
+			return c
+		}
 	}
-	strat, err := newSimStrategy(ctx, name, cfg, summarizer, counter, tools)
+	take, takeBg := takeFrom(byOrigin), takeFrom(bgByOrigin)
+	var gate *simGate
+	if name == StrategyPrepared {
+		gate = newSimGate(func(origin int) time.Duration {
+			mu.Lock()
+			defer mu.Unlock()
+			var d time.Duration
+			for _, c := range bgByOrigin[origin] {
+				d += c.Latency
+			}
+			return d
+		})
+	}
+	strat, err := newSimStrategy(ctx, name, cfg, summarizer, counter, tools, gate)
 	if err != nil {
 		return nil, err
 	}
@@ -188,22 +213,24 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 			return nil, err
 		}
 		at[i] = now
+		gate.advance(now)
 		start := time.Now()
 		next, err := strat.beforeModel(withOrigin(ctx, i), msgs, contextTokens, i)
 		wall := time.Since(start)
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", i, err)
 		}
+		p, prep := strat.(preparedReporter)
+		if prep && p.lastDeferred() {
+			res.Deferred++
+		}
 		prompt, err := counter.Count(ctx, next, tools)
 		if err != nil {
 			return nil, err
 		}
-		var calls []SummaryCall
-		if p, ok := strat.(preparedReporter); !ok || p.lastTriggered() {
-			// Otherwise this step's calls, if any, are a compaction
-			// being prepared: they are taken when it is applied.
-			calls = take(i)
-		}
+		// The calls of a compaction this step started preparing are
+		// taken when it is applied.
+		calls := take(i)
 		var inside time.Duration
 		for _, c := range calls {
 			inside += c.Elapsed
@@ -218,14 +245,19 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 			if t, ok := strat.(tierReporter); ok {
 				c.Tiers = t.lastTiers()
 			}
-			if p, ok := strat.(preparedReporter); ok && p.lastPrepared() {
+			if prep && p.lastPrepared() {
 				c.Prepared = true
-				addPrepared(&c, res, at, now, i, take)
+				addPrepared(&c, res, at, now, i, takeBg)
 			} else {
-				res.discardPrepared(i, take)
+				res.discardPrepared(i, takeBg)
 			}
 			now += c.Stall
 			res.Compactions = append(res.Compactions, c)
+		}
+		if prep {
+			// A compaction this step started runs from the end of its
+			// stall.
+			gate.settle(i, now, p.lastPreparing())
 		}
 		res.Steps = append(res.Steps, StepRecord{Step: i, Before: before, Prompt: prompt, At: at[i]})
 
@@ -249,7 +281,7 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 			return nil, err
 		}
 	}
-	res.discardPrepared(len(script), take)
+	res.discardPrepared(len(script), takeBg)
 	return res, nil
 }
 
@@ -329,7 +361,7 @@ func compactionOf(ctx context.Context, counter compaction.TokenCounter, step int
 	return c, err
 }
 
-func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer *Summarizer, counter *compaction.ApproximateTokenCounter, tools []*schema.ToolInfo) (simStrategy, error) {
+func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer *Summarizer, counter *compaction.ApproximateTokenCounter, tools []*schema.ToolInfo, gate *simGate) (simStrategy, error) {
 	switch name {
 	case StrategyEinocompact, StrategyPrepared:
 		c, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{ChatModel: summarizer, Logger: discardLogger})
@@ -338,20 +370,14 @@ func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer 
 		}
 		var comp compaction.Compactor = c
 		prepareAt := 0.0
+		var onPrepared func(context.Context, compaction.PreparedDone)
 		if name == StrategyPrepared {
 			prepareAt = cfg.PrepareAt
-			// A prepared compaction still running when the run ends is
-			// not cancelled by the run; only Close would cancel it. The
-			// simulation closes the hook at the end of the run to wait
-			// for such compactions, so it shields them from that
-			// cancellation and they finish, as they would in a server.
-			comp = compaction.CompactorFunc(func(ctx context.Context, m []*schema.Message, target int, tc compaction.TokenCounter) ([]*schema.Message, error) {
-				return c.Compact(context.WithoutCancel(ctx), m, target, tc)
-			})
+			comp, onPrepared = gate.compactor(c), gate.onPrepared
 		}
 		h, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
 			Compactor: comp, ContextWindow: cfg.Window, CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo, PrepareAt: prepareAt,
-			TokenCounter: counter, Logger: discardLogger,
+			TokenCounter: counter, Logger: discardLogger, OnPrepared: onPrepared,
 		})
 		if err != nil {
 			return nil, err
@@ -410,12 +436,13 @@ func (s *hookStrategy) beforeModel(ctx context.Context, msgs []*schema.Message, 
 	return state.Messages, nil
 }
 
-// preparedReporter is a strategy that can tell whether its last check
-// triggered a compaction, and whether that compaction was prepared in the
-// background.
+// preparedReporter is a strategy that can tell whether the compaction of
+// its last check was prepared in the background, whether the check started
+// preparing one, and whether it deferred a triggered compaction.
 type preparedReporter interface {
-	lastTriggered() bool
 	lastPrepared() bool
+	lastPreparing() bool
+	lastDeferred() bool
 }
 
 // closer is a strategy holding resources until the end of a run.
@@ -425,7 +452,9 @@ type closer interface {
 
 func (s *hookStrategy) lastPrepared() bool { return s.last.Prepared }
 
-func (s *hookStrategy) lastTriggered() bool { return s.last.Triggered }
+func (s *hookStrategy) lastPreparing() bool { return s.last.Preparing }
+
+func (s *hookStrategy) lastDeferred() bool { return s.last.Deferred }
 
 func (s *hookStrategy) close(ctx context.Context) error { return s.hook.Close(ctx) }
 

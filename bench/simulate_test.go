@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -74,7 +75,7 @@ func TestSimulateNoOrphans(t *testing.T) {
 	cfg := SimConfig{Shape: ShapeFewHuge, Steps: 120, Window: 8000, Seed: 4, CompactAt: 0.7, CompactTo: 0.4}
 	system, script := Trajectory(cfg.Shape, cfg.Steps, cfg.Window, cfg.Seed)
 	summarizer := &Summarizer{}
-	strat, err := newSimStrategy(ctx, StrategyEinocompact, cfg, summarizer, compaction.DefaultCounter(), Tools())
+	strat, err := newSimStrategy(ctx, StrategyEinocompact, cfg, summarizer, compaction.DefaultCounter(), Tools(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +165,45 @@ func TestSimulatePrepared(t *testing.T) {
 				t.Errorf("%s step %d: simulated time %v does not advance from %v", shape, s.Step, s.At, prev)
 			}
 			prev = s.At
+		}
+	}
+}
+
+// The prepared strategy's background compactions follow the simulated
+// clock, not the goroutine scheduler (simGate): the same config gives the
+// same compactions, stalls, deferred calls and run time every time. Before
+// the gate, whether a job was finished at a call depended on scheduling.
+func TestSimulatePreparedDeterministic(t *testing.T) {
+	t.Parallel()
+	type outcome struct {
+		Compactions []string
+		Steps       []StepRecord
+		Time        time.Duration
+		Deferred    int
+		Discarded   int
+		Unused      int
+	}
+	run := func(shape Shape) outcome {
+		res, err := Simulate(context.Background(), SimConfig{Shape: shape, Steps: 200, Window: 8000, Seed: 3, PrepareAt: 0.45})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res[2]
+		o := outcome{Steps: r.Steps, Time: r.Time, Deferred: r.Deferred, Discarded: r.Discarded, Unused: len(r.Unused)}
+		for _, c := range r.Compactions {
+			o.Compactions = append(o.Compactions, fmt.Sprintf("%d %v %v %v %d %d %d %d", c.Step, c.Stall, c.Prepared, c.Late, c.InputTokens, c.OutputTokens, c.Before, c.After))
+		}
+		return o
+	}
+	for _, shape := range Shapes {
+		first := run(shape)
+		for range 3 {
+			if again := run(shape); !reflect.DeepEqual(first, again) {
+				t.Fatalf("%s: two runs of the same config differ:\n%+v\n%+v", shape, first, again)
+			}
+		}
+		if shape == ShapeFewHuge && first.Deferred == 0 {
+			t.Errorf("%s: no call was deferred; the test no longer covers deferral", shape)
 		}
 	}
 }

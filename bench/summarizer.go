@@ -25,6 +25,10 @@ type SummaryCall struct {
 	// of a compaction prepared in the background has the step that
 	// started it.
 	Origin int
+	// Background says the call belongs to a compaction prepared in the
+	// background, whose calls a simulation accounts apart from those of
+	// the synchronous compaction the same step may make.
+	Background bool
 }
 
 // originKey carries the simulated step in the ctx the strategies get; the
@@ -33,6 +37,13 @@ type originKey struct{}
 
 func withOrigin(ctx context.Context, step int) context.Context {
 	return context.WithValue(ctx, originKey{}, step)
+}
+
+// backgroundKey marks the ctx of a compaction prepared in the background.
+type backgroundKey struct{}
+
+func withBackground(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey{}, true)
 }
 
 func originOf(ctx context.Context) int {
@@ -103,7 +114,8 @@ func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, _ ..
 		return nil, err
 	}
 	out := OutputTokens(in)
-	call := SummaryCall{InputTokens: in, OutputTokens: out, Origin: originOf(ctx)}
+	background, _ := ctx.Value(backgroundKey{}).(bool)
+	call := SummaryCall{InputTokens: in, OutputTokens: out, Origin: originOf(ctx), Background: background}
 	if !s.ZeroLatency {
 		call.Latency = Latency(in, out)
 	}

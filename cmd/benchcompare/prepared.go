@@ -65,7 +65,9 @@ func preparedReport(all []shapeRuns, window int) string {
 	fmt.Fprintf(&b, "#### Prepared compaction (prepare_at %v)\n\n", prepareAt)
 	fmt.Fprintf(&b, "Simulated time: the main model answers after %s + %s per prompt token + %s per completion token, a step with tool calls "+
 		"spends %s in its tools, and a compaction prepared in the background runs its summarizer calls one after another from the model call "+
-		"that started it while the agent goes on; the call that applies it waits for whatever of them is left. Stalls are pooled over the %d seeds.\n\n",
+		"that started it while the agent goes on, and is finished for the hook only once the simulated clock has passed its end. A call at the trigger "+
+		"goes out uncompacted while it is written, up to the ceiling halfway from compact_at to the window; a call at the ceiling waits for whatever "+
+		"of it is left. Stalls are pooled over the %d seeds.\n\n",
 		bench.ModelLatency(0, 0), bench.ModelLatency(1, 0)-bench.ModelLatency(0, 0), bench.ModelLatency(0, 1)-bench.ModelLatency(0, 0), bench.ToolTime, len(simSeeds))
 	type target struct {
 		shape                              bench.Shape
@@ -101,8 +103,9 @@ func preparedReport(all []shapeRuns, window int) string {
 			return slices.Max(acrossRes(sr, i, func(r *bench.SimResult) float64 { return float64(statsOf(r).peak) }))
 		})
 		line("peak context, max", peak, count)
-		applied, late, discarded := 0, 0, 0
+		applied, late, discarded, deferred := 0, 0, 0, 0
 		for _, res := range sr.runs {
+			deferred += res[idxPrepared].Deferred
 			for _, c := range res[idxPrepared].Compactions {
 				if c.Prepared {
 					applied++
@@ -113,8 +116,9 @@ func preparedReport(all []shapeRuns, window int) string {
 			}
 			discarded += res[idxPrepared].Discarded
 		}
-		fmt.Fprintf(&b, "\nOver the %d seeds, prepared results applied: %d, of which still being written at the trigger (the call waited for the rest): %d; "+
-			"discarded or unused when the run ended: %d.\n\n", len(sr.runs), applied, late, discarded)
+		fmt.Fprintf(&b, "\nOver the %d seeds, prepared results applied: %d, of which still being written when a call at the ceiling needed them (the call waited for the rest): %d; "+
+			"discarded or unused when the run ended: %d. Calls at the trigger that went out uncompacted while the summary was written (below the ceiling): %d.\n\n",
+			len(sr.runs), applied, late, discarded, deferred)
 		t := target{shape: sr.shape, med: med[idxPrepared] / med[idxEino], p95: p95[idxPrepared] / p95[idxEino],
 			input: input[idxPrepared] / input[idxEino], time: wall[idxPrepared] / wall[idxEino], peak: peak[idxPrepared] / float64(window)}
 		t.medOK, t.p95OK, t.inOK, t.timeOK, t.peakOK = t.med <= 0.05, t.p95 <= 0.2, t.input <= 1.1, t.time < 1, peak[idxPrepared] <= float64(window)
