@@ -1,10 +1,12 @@
 package identifiers
 
+import "strings"
+
 // Byte classes, looked up in one table: the scanners test every byte of
 // megabytes of transcript, where a switch or a chain of comparisons per
 // byte was a visible share of extraction.
 const (
-	classLetter uint8 = 1 << iota
+	classLetter uint16 = 1 << iota
 	classDigit
 	classWord // letter, digit or "_"
 	classPathStop
@@ -12,9 +14,11 @@ const (
 	classHexRun      // word byte or "-": what appendHex's runs are made of
 	classHyphen      // "-"
 	classPathSpecial // "/", "\\" or ".": a token holding one may be a path
+	classColon       // ":": a token without one holds no "://" and no drive
+	classOddPath     // a byte pathChars rejects, ":" aside
 )
 
-var byteClass = func() (t [256]uint8) {
+var byteClass = func() (t [256]uint16) {
 	for c := 'a'; c <= 'z'; c++ {
 		t[c] |= classLetter | classWord
 		t[c-'a'+'A'] |= classLetter | classWord
@@ -37,6 +41,12 @@ var byteClass = func() (t [256]uint8) {
 	t['-'] |= classHexRun | classHyphen
 	for _, c := range "/\\." {
 		t[c] |= classPathSpecial
+	}
+	t[':'] |= classColon
+	for c := range t {
+		if c < 0x80 && t[c]&(classLetter|classDigit) == 0 && !strings.ContainsRune("._-~+@%/\\:", rune(c)) {
+			t[c] |= classOddPath
+		}
 	}
 	return t
 }()

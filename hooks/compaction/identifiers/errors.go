@@ -124,7 +124,12 @@ func errorLinesLine(out []Match, line string, off int) []Match {
 	for start < len(line) && (line[start] == ' ' || line[start] == '\t' || line[start] == '-') {
 		start++
 	}
-	rest := strings.TrimRight(line[start:], " \t\r")
+	// strings.TrimRight(line[start:], " \t\r"), without building the set
+	// of bytes for every line.
+	rest := line[start:]
+	for len(rest) > 0 && (rest[len(rest)-1] == ' ' || rest[len(rest)-1] == '\t' || rest[len(rest)-1] == '\r') {
+		rest = rest[:len(rest)-1]
+	}
 	if len(rest) > maxQuoted || !startsWithErrorWord(rest) {
 		return out
 	}

@@ -35,7 +35,7 @@ func appendHex(out []Match, text string, uuids, hashes bool) []Match {
 		// One table lookup per byte; the classes seen are gathered to
 		// tell whether the run holds a hyphen.
 		j := i
-		var seen uint8
+		var seen uint16
 		for j < len(text) {
 			c := byteClass[text[j]]
 			if c&classHexRun == 0 {
@@ -69,7 +69,7 @@ func scanPathsAndHex(text string, paths, hex []Match) ([]Match, []Match) {
 			continue
 		}
 		start := i
-		var seen uint8
+		var seen uint16
 		for i < len(text) {
 			c := byteClass[text[i]]
 			if c&classPathStop != 0 {
@@ -100,7 +100,7 @@ func scanPathsAndHex(text string, paths, hex []Match) ([]Match, []Match) {
 			}
 		}
 		if seen&classPathSpecial != 0 {
-			paths = pathsInToken(text, start, i, paths)
+			paths = pathsInToken(text, start, i, seen, paths)
 		}
 	}
 	return paths, hex
@@ -108,7 +108,7 @@ func scanPathsAndHex(text string, paths, hex []Match) ([]Match, []Match) {
 
 // hexRun reports the UUIDs and hashes of the run text[start:end], whose
 // bytes' classes are seen, as appendHex does.
-func hexRun(text string, start, end int, seen uint8, out []Match) []Match {
+func hexRun(text string, start, end int, seen uint16, out []Match) []Match {
 	switch {
 	case seen&classHyphen != 0:
 		return scanRun(text, start, end, true, true, out)

@@ -31,7 +31,7 @@ func appendPaths(out []Match, text string) []Match {
 		// One table lookup per byte; the classes seen are gathered to
 		// tell whether the token holds "/", "\\" or ".".
 		j := i
-		var seen uint8
+		var seen uint16
 		for j < len(text) {
 			c := byteClass[text[j]]
 			if c&classPathStop != 0 {
@@ -41,7 +41,7 @@ func appendPaths(out []Match, text string) []Match {
 			j++
 		}
 		if seen&classPathSpecial != 0 {
-			out = pathsInToken(text, i, j, out)
+			out = pathsInToken(text, i, j, seen, out)
 		}
 		i = j
 	}
@@ -50,11 +50,15 @@ func appendPaths(out []Match, text string) []Match {
 
 func isPathStop(c byte) bool { return byteClass[c]&classPathStop != 0 }
 
-func pathsInToken(text string, start, end int, out []Match) []Match {
+// pathsInToken reports the paths of the token text[start:end], whose
+// bytes' classes are seen: a token without ":" cannot hold "://", and one
+// made of path characters only needs no pathChars test of its parts.
+func pathsInToken(text string, start, end int, seen uint16, out []Match) []Match {
 	tok := text[start:end]
-	if strings.Contains(tok, "://") {
+	if seen&classColon != 0 && strings.Contains(tok, "://") {
 		return out
 	}
+	odd := seen&classOddPath != 0
 	k := start
 	for k < end {
 		stop := k
@@ -64,7 +68,7 @@ func pathsInToken(text string, start, end int, out []Match) []Match {
 		for stop < end && text[stop] != ':' {
 			stop++
 		}
-		if p := trimPathTail(text[k:stop]); isPath(p) {
+		if p := trimPathTail(text[k:stop]); isPath(p, odd) {
 			out = append(out, Match{Kind: KindPath, Value: p, Start: k})
 		}
 		k = stop + 1
@@ -90,8 +94,10 @@ func trimPathTail(s string) string {
 	return s
 }
 
-func isPath(p string) bool {
-	if p == "" || !pathChars(p) {
+// isPath reports whether p is a path; odd false says p holds only bytes
+// pathChars accepts, and ":" only after a drive letter.
+func isPath(p string, odd bool) bool {
+	if p == "" || odd && !pathChars(p) {
 		return false
 	}
 	if isDrive(p) {
