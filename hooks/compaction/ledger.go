@@ -262,11 +262,17 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 		}
 	}
 	found := substrings.FoundIn(text, values)
-	var lost []ledgerEntry
+	survived := func(i int) bool { return found[i] || marked[i] >= 0 && found[marked[i]] }
 	for i := range entries {
-		if found[i] || marked[i] >= 0 && found[marked[i]] {
+		if survived(i) {
 			stats.Survived++
-		} else {
+		}
+	}
+	// Sized exactly: most identifiers are lost (a summary quotes few), and
+	// growing the list by doubling was a tenth of what compaction allocated.
+	lost := make([]ledgerEntry, 0, len(entries)-stats.Survived)
+	for i := range entries {
+		if !survived(i) {
 			lost = append(lost, entries[i])
 		}
 	}
