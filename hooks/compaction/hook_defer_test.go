@@ -218,10 +218,22 @@ func TestNotDeferredWithoutJob(t *testing.T) {
 	t.Parallel()
 	c := &ppCompactor{}
 	h := dfHook(t, c, make(chan PreparedDone, 4))
-	st := &hooks.State{Messages: dfGrow(t, ppConv("task-0", 4), "jump", 7500)}
+	conv := dfGrow(t, ppConv("task-0", 4), "jump", 7500)
+	st := &hooks.State{Messages: conv}
 	r := dfDecide(t, h, st)
-	if r.Deferred || r.Prepared || !r.Compacted || len(c.callsNow()) != 1 {
-		t.Fatalf("report %+v, want a synchronous compaction", r)
+	// The compacted result may still be above PrepareAt, in which case the
+	// next compaction is prepared at once and a second compactor call may
+	// already have started; the first call must be the synchronous one, over
+	// the whole conversation.
+	if err := h.WaitPrepared(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	calls := c.callsNow()
+	if r.Deferred || r.Prepared || !r.Compacted || len(calls) == 0 || calls[0].messages != len(conv) {
+		t.Fatalf("report %+v with compactor calls %+v, want a synchronous compaction of %d messages", r, calls, len(conv))
+	}
+	if wantCalls := 1 + btoi(r.Preparing); len(calls) != wantCalls {
+		t.Fatalf("%d compactor calls, want %d (preparing: %v)", len(calls), wantCalls, r.Preparing)
 	}
 }
 
