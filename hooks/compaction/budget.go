@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -35,21 +36,22 @@ func (r *remainder) groupTokens(group []int) (int, error) {
 const minCutRunes = 96
 
 // fitTranscript returns the transcript to show the summarizer for indices,
-// wrapped in its tags (wrappedTranscript), its size without them, and how many messages were cut to make it fit. Under
-// MaxSummarizerInputTokens it cuts the longest texts the transcript shows,
-// whatever field of a message holds them (content, parts, tool-call
-// arguments, names, ids, attachment placeholders), keeping head and tail and
-// marking the cut, halving the allowance until the transcript fits or nothing
-// more can be cut. The cuts happen as the transcript is rendered; the
-// conversation is untouched.
+// wrapped in its tags (wrappedTranscript), its size without them, and how
+// many messages had a text cut. Every text longer than MaxTextTokens is cut
+// to it. Under MaxSummarizerInputTokens it then cuts the longest texts the
+// transcript shows, whatever field of a message holds them (content, parts,
+// tool-call arguments, names, ids, attachment placeholders), keeping head
+// and tail and marking the cut, halving the allowance until the transcript
+// fits or nothing more can be cut. The cuts happen as the transcript is
+// rendered; the conversation is untouched.
 func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*schema.Message, indices []int, counter TokenCounter) (string, int, int, error) {
 	var text string
 	var cut int
 	// Without a cap nothing is cut and the longest text need not be
 	// measured: no cutter, so texts are indented as they are written.
 	var cutter *textCutter
-	if c.maxInput > 0 {
-		cutter = &textCutter{}
+	if c.maxInput > 0 || c.maxText > 0 {
+		cutter = &textCutter{limit: c.maxText, track: c.maxInput > 0}
 	}
 	view := transcriptView{cut: cutter, dropLedger: !c.ledger.off, request: spannedRequest(messages, indices)}
 	size := func() (int, error) {
@@ -62,9 +64,13 @@ func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*
 	}
 	n, err := size()
 	if err != nil || c.maxInput == 0 || n <= c.maxInput {
-		return text, 0, n, err
+		return text, cut, n, err
 	}
-	for cutter.limit = cutter.longest / 2; cutter.limit >= minCutRunes; cutter.limit /= 2 {
+	longest := cutter.longest
+	if c.maxText > 0 {
+		longest = min(longest, c.maxText)
+	}
+	for cutter.limit = longest / 2; cutter.limit >= minCutRunes; cutter.limit /= 2 {
 		if n, err = size(); err != nil {
 			return "", 0, 0, err
 		}
@@ -72,24 +78,31 @@ func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*
 			return text, cut, n, nil
 		}
 	}
-	return text, 0, n, nil
+	return text, cut, n, nil
 }
 
 // textCutter cuts the texts a transcript shows to at most limit code points
-// (0: no cut) and notes the longest it saw, so the first, uncut rendering
-// tells fitTranscript where to start cutting.
+// (0: no cut) and, when track is set, notes the longest it saw uncut, so
+// the first rendering tells fitTranscript where to start cutting under
+// MaxSummarizerInputTokens.
 type textCutter struct {
 	limit   int
+	track   bool
 	longest int
 	cuts    int
 }
 
 func (c *textCutter) text(s string) string {
+	// A text has no more code points than bytes: one within the limit in
+	// bytes needs neither counting nor cutting, unless its length is wanted.
+	if !c.track && (c.limit == 0 || len(s) <= c.limit) {
+		return s
+	}
 	n := runeLen(s)
 	c.longest = max(c.longest, n)
 	if c.limit > 0 && n > c.limit {
 		c.cuts++
-		return cutText(s, c.limit)
+		return cutText(s, n, c.limit)
 	}
 	return s
 }
@@ -102,11 +115,38 @@ func (c *textCutter) count() int {
 	return c.cuts
 }
 
-// cutText keeps the first and last parts of s, about limit code points in
-// all, and says how much is missing between them.
-func cutText(s string, limit int) string {
-	r := []rune(s)
+// cutText keeps the first and last parts of s, n code points long, about
+// limit code points in all, and says how much is missing between them. The
+// parts are sliced from s at code point boundaries, not decoded: a cut text
+// is read once, and decoding a long one into runes cost more than the rest
+// of its rendering. The result is valid UTF-8 whatever s is.
+func cutText(s string, n, limit int) string {
 	head, tail := limit*2/3, limit/3
-	marker := fmt.Sprintf("\n[... %d characters cut to fit the summarizer's input ...]\n", len(r)-head-tail)
-	return strings.TrimRight(string(r[:head]), " ") + marker + strings.TrimLeft(string(r[len(r)-tail:]), " ")
+	marker := fmt.Sprintf("\n[... %d characters cut to fit the summarizer's input ...]\n", n-head-tail)
+	first := validUTF8(strings.TrimRight(s[:runeOffset(s, head)], " "))
+	last := validUTF8(strings.TrimLeft(s[runeOffset(s, n-tail):], " "))
+	return first + marker + last
+}
+
+// runeOffset is the byte offset in s of its code point k (counted as
+// runeLen counts them: bytes that do not continue a UTF-8 sequence), or
+// len(s) when s has no more than k.
+func runeOffset(s string, k int) int {
+	seen := 0
+	for i := 0; i < len(s); i++ {
+		if s[i]&0xC0 != 0x80 {
+			if seen == k {
+				return i
+			}
+			seen++
+		}
+	}
+	return len(s)
+}
+
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }

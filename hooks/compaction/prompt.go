@@ -160,9 +160,8 @@ func transcriptBody(wrapped string) string {
 // ledger block view may drop.
 func wrappedTranscript(messages []*schema.Message, indices []int, view transcriptView) (string, int) {
 	cut := view.cut
-	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, indent: true}
+	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, indent: true, cut: cut}
 	if cut != nil {
-		opts.Text = func(s string) string { return indentContinuation(cut.text(s)) }
 		opts.Attachment = func(a Attachment) string { return lineBreaks.Replace(cut.text(DescribeAttachment(a))) }
 	}
 	var b strings.Builder

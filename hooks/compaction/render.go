@@ -33,6 +33,9 @@ type RenderOptions struct {
 	// rewrite it, straight into the sink: the transcript's rendering then
 	// needs no copy of each text with a line break.
 	indent bool
+	// cut, with indent, cuts each text before it is indented
+	// (fitTranscript); nil cuts nothing.
+	cut *textCutter
 }
 
 // writeText writes a text that comes from the conversation, through Text.
@@ -41,6 +44,9 @@ func (o RenderOptions) writeText(w textSink, s string) {
 	case o.Text != nil:
 		w.WriteString(o.Text(s))
 	case o.indent:
+		if o.cut != nil {
+			s = o.cut.text(s)
+		}
 		writeIndented(w, s)
 	default:
 		w.WriteString(s)
@@ -212,7 +218,11 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 			w.WriteString(opts.Text("\n" + p.text))
 		case opts.indent:
 			writeIndented(w, "\n")
-			writeIndented(w, p.text)
+			if opts.cut != nil {
+				writeIndented(w, opts.cut.text(p.text))
+			} else {
+				writeIndented(w, p.text)
+			}
 		default:
 			w.WriteString("\n")
 			w.WriteString(p.text)

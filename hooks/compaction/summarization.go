@@ -79,7 +79,25 @@ type SummarizationConfig struct {
 	// big its longest texts are cut in the transcript, head and tail kept, so
 	// compaction can run however full the context is. Default 0: no cap.
 	MaxSummarizerInputTokens int
+	// MaxTextTokens caps each text the summarizer's transcript shows (a
+	// message's content or part, a tool call's arguments): a longer one is
+	// shown as its head and tail with the number of characters cut between
+	// them. A summary is a few thousand tokens however long its input, so
+	// the middle of a long log or file adds to the summarizer's bill, not to
+	// its summary; the identifier ledger still reads every text whole. The
+	// cap is in code points at four a token (the default counter's ratio),
+	// since texts are cut while the transcript is written. Nil: 2,048
+	// tokens. 0: no cap. Otherwise at least 64.
+	MaxTextTokens *int
 }
+
+// defaultMaxTextTokens is MaxTextTokens when unset, and minMaxTextTokens the
+// smallest cap accepted: below it a cut text is mostly its cut marker.
+const (
+	defaultMaxTextTokens = 2048
+	minMaxTextTokens     = 64
+	runesPerTextToken    = 4
+)
 
 // Round reports one summarization round.
 type Round struct {
@@ -133,6 +151,7 @@ type SummarizationCompactor struct {
 	onRound     func(context.Context, Round)
 	ledger      ledger
 	maxInput    int
+	maxText     int // MaxTextTokens in code points; 0: no cap
 	model       string
 	sizes       summarySizes // learned summary sizes, shared by all runs
 }
@@ -176,6 +195,13 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		return nil, fmt.Errorf("compaction: SummarizationConfig.MaxSummarizerInputTokens must be at least 0, got %d", cfg.MaxSummarizerInputTokens)
 	}
 	c.maxInput = cfg.MaxSummarizerInputTokens
+	c.maxText = defaultMaxTextTokens * runesPerTextToken
+	if cfg.MaxTextTokens != nil {
+		if n := *cfg.MaxTextTokens; n != 0 && n < minMaxTextTokens {
+			return nil, fmt.Errorf("compaction: SummarizationConfig.MaxTextTokens must be 0 (no cap) or at least %d tokens, got %d", minMaxTextTokens, n)
+		}
+		c.maxText = *cfg.MaxTextTokens * runesPerTextToken
+	}
 	l, err := newLedger(cfg.Ledger)
 	if err != nil {
 		return nil, err

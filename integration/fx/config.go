@@ -188,6 +188,11 @@ type SummarizeConfig struct {
 	// summarizer, so compaction can run however full the context is.
 	// Default 0: no cap; >= 0.
 	MaxSummarizerInputTokens int `yaml:"max_summarizer_input_tokens"`
+	// MaxTextTokens caps each text of the summarizer's transcript: a longer
+	// one is shown as its head and tail. Default unset (nil): the library's
+	// 2,048 tokens. A written value replaces it: 0 for no cap, otherwise at
+	// least 64.
+	MaxTextTokens *int `yaml:"max_text_tokens,omitempty"`
 	// Ledger configures the identifier ledger.
 	Ledger LedgerConfig `yaml:"ledger"`
 }

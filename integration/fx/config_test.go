@@ -112,6 +112,7 @@ func TestValidateNamesKeyAndValue(t *testing.T) {
 		{"attempt timeout", func(c *Config) { c.Summarizer.AttemptTimeout = -1 }, "summarizer.attempt_timeout"},
 		{"chars per token", func(c *Config) { c.Compaction.Counter.CharsPerToken = 0 }, "compaction.counter.chars_per_token = 0"},
 		{"summary tokens", func(c *Config) { c.Compaction.Summarize.ApproximateSummaryTokens = new(0) }, "compaction.summarize.approximate_summary_tokens = 0"},
+		{"text cap", func(c *Config) { c.Compaction.Summarize.MaxTextTokens = new(10) }, "compaction.summarize.max_text_tokens = 10"},
 		{"summarize keep", func(c *Config) { c.Compaction.Summarize.MinKeepSteps = -1 }, "compaction.summarize.min_keep_steps = -1"},
 		{"prune keep", func(c *Config) { c.Compaction.Prune.MinKeepSteps = 0 }, "compaction.prune.min_keep_steps = 0"},
 		{"slide note conflict", func(c *Config) { c.Compaction.Slide.NoNote, c.Compaction.Slide.OmissionNote = true, "x" }, "compaction.slide.omission_note"},

@@ -88,6 +88,11 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps co
 			n := *s.ApproximateSummaryTokens // the compactor must not share the caller's variable
 			approx = &n
 		}
+		var maxText *int // nil: the library's default
+		if s.MaxTextTokens != nil {
+			n := *s.MaxTextTokens
+			maxText = &n
+		}
 		comp, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
 			ChatModel:                deps.Summarizer,
 			MinKeepSteps:             &s.MinKeepSteps,
@@ -96,6 +101,7 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps co
 			RaiseOnFailure:           s.RaiseOnFailure,
 			Logger:                   deps.Logger,
 			MaxSummarizerInputTokens: s.MaxSummarizerInputTokens,
+			MaxTextTokens:            maxText,
 			Ledger: &compaction.LedgerConfig{
 				Disabled:      !s.Ledger.Enabled,
 				MaxTokens:     s.Ledger.MaxTokens,

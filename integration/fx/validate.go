@@ -110,6 +110,9 @@ func (c CompactionConfig) validate(v *validator) {
 	if c.Summarize.MaxSummarizerInputTokens < 0 {
 		v.add("compaction.summarize.max_summarizer_input_tokens", c.Summarize.MaxSummarizerInputTokens, "must be at least 0 (0 = no cap)")
 	}
+	if n := c.Summarize.MaxTextTokens; n != nil && *n != 0 && *n < 64 {
+		v.add("compaction.summarize.max_text_tokens", *n, "must be 0 (no cap) or at least 64 (leave the key out for the library's 2,048)")
+	}
 	if c.Summarize.Ledger.MaxTokens < 0 {
 		v.add("compaction.summarize.ledger.max_tokens", c.Summarize.Ledger.MaxTokens, "must be at least 0 (0 = sized from the target)")
 	}

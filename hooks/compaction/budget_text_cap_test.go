@@ -1,0 +1,134 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// TestMaxTextTokens: a text longer than MaxTextTokens reaches the summarizer
+// as its head and tail, while the ledger still reads it whole, so an
+// identifier from the cut middle is kept in the summary.
+func TestMaxTextTokens(t *testing.T) {
+	t.Parallel()
+	const middleID = "3f2a9c1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f"
+	// A 40,000-character log with the identifier in its middle, far from
+	// the head and tail any cap below 9,000 tokens keeps.
+	filler := rep("line of a long build log ", 800) // 20,000 characters
+	huge := filler + "failed request " + middleID + "\n" + filler
+	tests := []struct {
+		name    string
+		cap     *int
+		text    string
+		wantCut bool
+		maxLen  int // the prompt's longest acceptable length in bytes; 0: no bound
+	}{
+		{"default cuts a 40,000-character result", nil, huge, true, 2048*4 + 3000},
+		{"default keeps an 8,000-character result", nil, filler[:8000], false, 0},
+		{"a smaller cap cuts more", scInt(100), huge, true, 100*4 + 3000},
+		{"0 turns the cap off", scInt(0), huge, false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			msgs := []*schema.Message{sys("rules"), user("task"), call("c1"), result("c1", tc.text), call("k1"), result("k1", "kept"), asst("done")}
+			before := cloneAll(msgs)
+			m := scFixed(t, "s")
+			c, rounds := slNew(t, m, SummarizationConfig{MinKeepSteps: scInt(1), MaxTextTokens: tc.cap})
+			out, err := c.Compact(context.Background(), msgs, 1, DefaultCounter())
+			if err != nil || out == nil || len(*rounds) == 0 {
+				t.Fatalf("Compact = %d messages, %v, %d rounds", len(out), err, len(*rounds))
+			}
+			prompt := m.prompts()[0]
+			marked := strings.Contains(prompt, "characters cut to fit the summarizer's input")
+			if cut := (*rounds)[0].Truncated > 0; cut != tc.wantCut || marked != tc.wantCut {
+				t.Fatalf("truncated %d, marker in prompt %v; want cut %v", (*rounds)[0].Truncated, marked, tc.wantCut)
+			}
+			// The log's middle line, or the whole single-line text, is
+			// in the prompt exactly when nothing was cut.
+			shown := tc.text
+			if strings.Contains(tc.text, middleID) {
+				shown = middleID
+			}
+			if strings.Contains(prompt, shown) == tc.wantCut {
+				t.Errorf("%.40q in the prompt: %v, want %v", shown, tc.wantCut, !tc.wantCut)
+			}
+			if tc.maxLen > 0 && len(prompt) > tc.maxLen {
+				t.Errorf("prompt of %d bytes, want at most %d", len(prompt), tc.maxLen)
+			}
+			if strings.Contains(tc.text, middleID) {
+				if got := Render(out, RenderOptions{}); !strings.Contains(got, middleID) {
+					t.Errorf("%s from the text's middle is not in the compacted conversation:\n%s", middleID, got)
+				}
+			}
+			if !equalMessages(msgs, before) {
+				t.Error("input mutated")
+			}
+		})
+	}
+}
+
+func TestMaxTextTokensValidation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		value   int
+		wantErr string
+	}{
+		{-1, "MaxTextTokens must be 0 (no cap) or at least 64 tokens, got -1"},
+		{63, "MaxTextTokens must be 0 (no cap) or at least 64 tokens, got 63"},
+		{0, ""},
+		{64, ""},
+	}
+	for _, tc := range tests {
+		_, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: scFixed(t, "s"), MaxTextTokens: scInt(tc.value)})
+		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("MaxTextTokens %d: error %v, want %q", tc.value, err, tc.wantErr)
+		}
+	}
+}
+
+// TestCutTextKeepsHeadAndTailCodePoints: cutText slices at code point
+// boundaries, keeps limit*2/3 code points of the head and limit/3 of the
+// tail, counts what it cut, and returns valid UTF-8 for any input.
+func TestCutTextKeepsHeadAndTailCodePoints(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		s    string
+	}{
+		{"ASCII", rep("abcdefghij", 100)},
+		{"Chinese", rep("日志记录错误信息", 100)},
+		{"mixed", rep("a日b志c", 200)},
+		{"invalid bytes", rep("ab\xffcd\xe6\x97", 150)},
+	}
+	const limit = 99
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			n := runeLen(tc.s)
+			got := cutText(tc.s, n, limit)
+			if !utf8.ValidString(got) {
+				t.Fatalf("not valid UTF-8: %q", got)
+			}
+			marker := fmt.Sprintf("\n[... %d characters cut to fit the summarizer's input ...]\n", n-limit*2/3-limit/3)
+			head, tail, ok := strings.Cut(got, marker)
+			if !ok {
+				t.Fatalf("no marker %q in %q", marker, got)
+			}
+			if !utf8.ValidString(tc.s) {
+				return // invalid bytes are replaced; the sizes above are what is checked
+			}
+			r := []rune(tc.s)
+			if want := string(r[:limit*2/3]); head != want {
+				t.Errorf("head %q, want %q", head, want)
+			}
+			if want := string(r[len(r)-limit/3:]); tail != want {
+				t.Errorf("tail %q, want %q", tail, want)
+			}
+		})
+	}
+}
