@@ -8,27 +8,38 @@ import (
 	"github.com/cloudwego/eino/schema"
 )
 
-// Once the compactor has seen its summarizer's replies, a compaction that the
-// history alone cannot bring to the target takes the history and the oldest
-// steps in one round, instead of the reference's two; the summary then goes
-// after the current request, which keeps its place.
+// Once the compactor has seen its summarizer's replies, or from the start on
+// the default prior, a compaction that the history alone cannot bring to the
+// target takes the history and the oldest steps in one round, instead of the
+// reference's two; the summary then goes after the current request, which
+// keeps its place. With ApproximateSummaryTokens set, a fresh compactor plans
+// the reference's rounds.
 func TestPlanAcrossTheRequest(t *testing.T) {
 	t.Parallel()
 	msgs := []*schema.Message{sys("rules"), user(rep("old question ", 40)), asst(rep("old answer ", 40)),
 		user("current task"), call("first"), result("first", rep("first result ", 12)),
 		call("newest"), result("newest", rep("newest result ", 12))}
 	cases := []struct {
-		name     string
-		observed bool
-		want     Plan
+		name         string
+		defaultPrior bool // ApproximateSummaryTokens unset
+		observed     bool
+		want         Plan
 	}{
-		{"no reply seen yet: the reference's first round", false, Plan{TierHistoricalTurns, []int{1, 2}}},
-		{"replies seen: history and steps in one round", true, Plan{TierCurrentTaskSteps, []int{1, 2, 4, 5}}},
+		{"estimate set, no reply seen yet: the reference's first round", false, false, Plan{TierHistoricalTurns, []int{1, 2}}},
+		{"estimate set, replies seen: history and steps in one round", false, true, Plan{TierCurrentTaskSteps, []int{1, 2, 4, 5}}},
+		{"default prior, no reply seen yet: history and steps in one round", true, false, Plan{TierCurrentTaskSteps, []int{1, 2, 4, 5}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := plNew(t, 1, 1)
+			if tc.defaultPrior {
+				var err error
+				c, err = NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: &scModel{t: t}, MinKeepSteps: new(1)})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
 			if tc.observed {
 				c.sizes.observe(1000, 10)
 			}
