@@ -286,9 +286,11 @@ func (js *jobSet) find(messages []*schema.Message, take bool, now time.Time) (fo
 }
 
 // add registers a prepared job unless one for the same conversation exists
-// or the set is closed. When the set is full it first drops jobs older than
-// maxAge, then the oldest finished one; with every slot held by a running
-// job it refuses. dropped lists the jobs it pushed out.
+// or the set is closed. It first drops every job older than maxAge, so that
+// a job whose conversation never calls the hook again does not outlive it
+// (find only sees the jobs of the conversation it looks up); when the set is
+// still full it drops the oldest finished job, and with every slot held by a
+// running job it refuses. dropped lists the jobs it pushed out.
 func (js *jobSet) add(j *job, now time.Time) (ok bool, dropped []*job) {
 	anchor := anchorOf(j.snapshot)
 	js.mu.Lock()
@@ -296,36 +298,33 @@ func (js *jobSet) add(j *job, now time.Time) (ok bool, dropped []*job) {
 	if js.closed || anchor == nil {
 		return false, nil
 	}
+	dropped = js.expireLocked(now)
 	for _, other := range js.prepared[anchor] {
 		if hasPrefix(j.snapshot, other.snapshot) {
-			return false, nil
+			return false, dropped
 		}
 	}
 	if js.count >= js.maxJobs {
-		dropped = js.evictLocked(now)
-		if js.count >= js.maxJobs {
+		oldest := js.oldestFinishedLocked()
+		if oldest == nil {
 			return false, dropped
 		}
+		dropped = append(dropped, oldest)
 	}
 	js.prepared[anchor] = append(js.prepared[anchor], j)
 	js.count++
 	return true, dropped
 }
 
-// evictLocked drops every job older than maxAge, or failing that the oldest
-// finished job.
-func (js *jobSet) evictLocked(now time.Time) []*job {
+// expireLocked removes every job older than maxAge and returns them.
+func (js *jobSet) expireLocked(now time.Time) []*job {
 	var out []*job
-	var oldest *job
 	for anchor, list := range js.prepared {
 		kept := list[:0]
 		for _, j := range list {
 			if now.Sub(j.started) > js.maxAge {
 				out = append(out, j)
 				continue
-			}
-			if isDone(j) && (oldest == nil || j.started.Before(oldest.started)) {
-				oldest = j
 			}
 			kept = append(kept, j)
 		}
@@ -337,8 +336,22 @@ func (js *jobSet) evictLocked(now time.Time) []*job {
 		}
 	}
 	js.count -= len(out)
-	if len(out) > 0 || oldest == nil {
-		return out
+	return out
+}
+
+// oldestFinishedLocked removes the finished job that started first and
+// returns it, or returns nil when every job still runs.
+func (js *jobSet) oldestFinishedLocked() *job {
+	var oldest *job
+	for _, list := range js.prepared {
+		for _, j := range list {
+			if isDone(j) && (oldest == nil || j.started.Before(oldest.started)) {
+				oldest = j
+			}
+		}
+	}
+	if oldest == nil {
+		return nil
 	}
 	anchor := anchorOf(oldest.snapshot)
 	list := js.prepared[anchor]
@@ -351,7 +364,7 @@ func (js *jobSet) evictLocked(now time.Time) []*job {
 		js.prepared[anchor] = list
 	}
 	js.count--
-	return []*job{oldest}
+	return oldest
 }
 
 func isDone(j *job) bool {

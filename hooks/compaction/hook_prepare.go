@@ -33,7 +33,8 @@ import (
 // and a later run whose messages begin with the snapshot (the next Run of the
 // same conversation, carrying its history forward) uses the result. Close
 // cancels every job and waits for it. A hook keeps at most
-// defaultMaxPrepared jobs, each for at most defaultPreparedMaxAge.
+// defaultMaxPrepared jobs, each for at most defaultPreparedMaxAge: a job's
+// ctx ends then, and the next job added drops every expired one.
 
 // prepare starts a background compaction of state's conversation once its
 // estimate est reaches PrepareAt, unless one is prepared for it already. It
@@ -69,7 +70,14 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	// usual target.
 	target := max(min(full-(int(trigger)-est), full), full/4)
 	r := Report{Step: state.StepCount, Overhead: overhead}
-	j := h.newJob(context.WithoutCancel(ctx), slices.Clone(messages), msgTokens, target, &r)
+	// The job outlives its run but not maxAge: by then find would drop its
+	// result unused, so a summarizer call still running (hung, with no
+	// deadline of its own) is cancelled even if no call of the hook ever
+	// looks the job up again.
+	parent, expire := context.WithTimeout(context.WithoutCancel(ctx), h.jobs.maxAge)
+	j := h.newJob(parent, slices.Clone(messages), msgTokens, target, &r)
+	cancel := j.cancel
+	j.cancel = func() { cancel(); expire() }
 	j.background = true
 	ok, dropped := h.jobs.add(j, now)
 	h.dropAll(ctx, dropped, "too many prepared compactions")

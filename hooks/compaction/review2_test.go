@@ -1,0 +1,189 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+	"go.uber.org/goleak"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+// TestReview2ExpiredJobDroppedWithoutItsConversation: the docs promise that
+// a prepared result nobody uses is dropped when it is maxAge old. A job whose
+// conversation never calls the hook again must not outlive maxAge just
+// because the hook holds fewer than maxJobs jobs: its summarizer call would
+// keep running (the job's ctx has no deadline, the run's was removed) and its
+// snapshot would stay in memory.
+func TestReview2ExpiredJobDroppedWithoutItsConversation(t *testing.T) {
+	t.Parallel()
+	t.Run("another conversation prepares", func(t *testing.T) {
+		t.Parallel()
+		c := &ppCompactor{gate: make(chan struct{})} // returns when its ctx ends
+		defer close(c.gate)
+		h := ppHook(t, c, nil)
+		h.jobs.maxAge = 20 * time.Millisecond
+		abandoned := ppConv("abandoned", 4)
+		if _, err := h.Decide(context.Background(), &hooks.State{Messages: abandoned}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(60 * time.Millisecond)
+		if _, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv("other", 4)}); err != nil {
+			t.Fatal(err)
+		}
+		h.jobs.mu.Lock()
+		stale := len(h.jobs.prepared[anchorOf(abandoned)])
+		h.jobs.mu.Unlock()
+		if stale != 0 {
+			t.Fatal("the job older than maxAge is still kept after another conversation prepared")
+		}
+	})
+	t.Run("no other call", func(t *testing.T) {
+		t.Parallel()
+		c := &ppCompactor{gate: make(chan struct{})} // returns when its ctx ends
+		defer close(c.gate)
+		h := ppHook(t, c, nil)
+		h.jobs.maxAge = 20 * time.Millisecond
+		if _, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv("abandoned", 4)}); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(2 * time.Second)
+		for h.jobs.runningNow() > 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if running := h.jobs.runningNow(); running != 0 {
+			t.Fatalf("%d jobs running 2s after maxAge: the summarizer call was not cancelled", running)
+		}
+	})
+}
+
+// TestReview2CloseRacesPrepare: Close while many runs start prepared
+// compactions: once Close returned, no job runs, none is kept, no
+// OnPrepared call follows, and no goroutine is left.
+func TestReview2CloseRacesPrepare(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for round := range 20 {
+		var closed atomic.Bool
+		var late atomic.Int32
+		c := &ppCompactor{hold: time.Millisecond}
+		size := func(n int) float64 { return float64(count(fc1, ppConv("task-0", n)...)) }
+		window := 2 * size(6)
+		h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: c, ContextWindow: int(window), TokenCounter: fc1, Logger: discardLogger(),
+			CompactAt: (size(5) + size(6)) / 2 / window, PrepareAt: (size(3) + size(4)) / 2 / window, CompactTo: size(2) / window,
+			OnPrepared: func(context.Context, PreparedDone) {
+				if closed.Load() {
+					late.Add(1)
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Go(func() {
+				for s := 4; s < 8; s++ {
+					st := &hooks.State{Messages: ppConv(fmt.Sprintf("r%d-%d", round, i), s)}
+					if _, err := h.Decide(context.Background(), st); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+		time.Sleep(time.Duration(round%4) * time.Millisecond)
+		if err := h.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		closed.Store(true)
+		if n := h.jobs.runningNow(); n != 0 {
+			// Runs still compacting synchronously after Close do so inline.
+			t.Logf("round %d: %d jobs running after Close", round, n)
+		}
+		wg.Wait()
+		if n := late.Load(); n != 0 {
+			t.Fatalf("round %d: OnPrepared called %d times after Close returned", round, n)
+		}
+		h.jobs.mu.Lock()
+		kept := h.jobs.count
+		h.jobs.mu.Unlock()
+		if kept != 0 {
+			t.Fatalf("round %d: %d prepared jobs kept after Close", round, kept)
+		}
+	}
+}
+
+// TestReview2ManyConversationsBounded: thousands of conversations through
+// one hook keep at most maxJobs prepared jobs and map entries.
+func TestReview2ManyConversationsBounded(t *testing.T) {
+	t.Parallel()
+	c := &ppCompactor{}
+	h := ppHook(t, c, nil)
+	for i := range 3000 {
+		if _, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv(fmt.Sprintf("c%d", i), 4)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.WaitPrepared(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.jobs.mu.Lock()
+	kept, keys := h.jobs.count, len(h.jobs.prepared)
+	total := 0
+	for _, l := range h.jobs.prepared {
+		total += len(l)
+	}
+	h.jobs.mu.Unlock()
+	if kept > defaultMaxPrepared || keys > defaultMaxPrepared || total != kept {
+		t.Fatalf("count %d, %d keys, %d jobs in the map; want at most %d and count == jobs", kept, keys, total, defaultMaxPrepared)
+	}
+}
+
+// TestReview2SharedHistoryPrefix: two runs carrying forward the same
+// history slice (same pointers) diverge after it. The job prepared on the
+// shared part may serve either, since it is a compaction of messages both
+// hold; the result must never carry the other run's own messages.
+func TestReview2SharedHistoryPrefix(t *testing.T) {
+	t.Parallel()
+	c := &ppCompactor{}
+	h := ppHook(t, c, nil)
+	shared := ppConv("task-0", 4)
+	if _, err := h.Decide(context.Background(), &hooks.State{Messages: shared}); err != nil {
+		t.Fatal(err)
+	}
+	ppWaitPrepared(t, h, shared)
+	a := ppStep(ppStep(shared, "run-a", 4), "run-a", 5)
+	b := ppStep(ppStep(shared, "run-b", 4), "run-b", 5)
+	// b comes first and gets the job prepared on the shared part; a, whose
+	// conversation also begins with it, then compacts synchronously.
+	for i, conv := range [][]*schema.Message{b, a} {
+		st := &hooks.State{Messages: conv}
+		r, err := h.Decide(context.Background(), st)
+		if err != nil || !r.Compacted || r.Prepared != (i == 0) {
+			t.Fatalf("run %d: err=%v compacted=%v prepared=%v", i, err, r.Compacted, r.Prepared)
+		}
+		// The run's own last step is kept verbatim; nothing of the other
+		// run's steps is in its conversation.
+		if st.Messages[len(st.Messages)-1] != conv[len(conv)-1] || st.Messages[len(st.Messages)-2] != conv[len(conv)-2] {
+			t.Fatalf("run %d: its last step was not kept verbatim", i)
+		}
+		other := map[*schema.Message]bool{}
+		for _, m := range [][]*schema.Message{a, b}[i][len(shared):] {
+			other[m] = true
+		}
+		for _, m := range st.Messages {
+			if other[m] {
+				t.Fatalf("run %d holds a message of the other run", i)
+			}
+		}
+		if err := newPairingFaults(conv, st.Messages); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(c.callsNow()); n != 2 {
+		t.Fatalf("%d compactor calls, want the prepared one and a's synchronous one", n)
+	}
+}
