@@ -23,7 +23,10 @@ func Arguments(keys ...string) Extractor {
 			names = append(names, strings.ToLower(k))
 		}
 	}
-	return lineAppender(func(out []Match, line string, off int) []Match { return argumentsLine(out, line, off, names) })
+	return lineAppender{
+		fn:    func(out []Match, line string, off int) []Match { return argumentsLine(out, line, off, names) },
+		needs: `"`,
+	}
 }
 
 const maxArgument = 300

@@ -6,7 +6,7 @@ import "strings"
 // "<image: ...>", "<file: ...>", "<audio: ...>" and "<video: ...>" on one
 // line. Their details (names, types, URLs) are all that is left of an
 // attachment once its message is summarized.
-func Attachments() Extractor { return lineAppender(attachmentsLine) }
+func Attachments() Extractor { return lineAppender{fn: attachmentsLine, needs: "<"} }
 
 var attachmentOpeners = []string{"<image: ", "<file: ", "<audio: ", "<video: "}
 

@@ -8,7 +8,7 @@ import "strings"
 // errorWords, in any case. The Value is the text between the quotes, escapes
 // kept as written. A single quote opens only after a non-word character and
 // closes only before one, so apostrophes do not pair up.
-func QuotedErrors() Extractor { return lineAppender(quotedErrorsLine) }
+func QuotedErrors() Extractor { return lineAppender{fn: quotedErrorsLine, needs: "\"'`"} }
 
 // ErrorLines finds lines that state an error: after an optional transcript
 // header ("[tool:NAME id=ID] "), blanks and dashes, the line starts with a
@@ -16,7 +16,7 @@ func QuotedErrors() Extractor { return lineAppender(quotedErrorsLine) }
 // or with error, ERROR, Fatal, fatal, FATAL, panic, FAIL or Traceback, and
 // has more after it. The Value is the rest of the line (up to 300 bytes; a
 // longer line is skipped rather than cut).
-func ErrorLines() Extractor { return lineAppender(errorLinesLine) }
+func ErrorLines() Extractor { return lineAppender{fn: errorLinesLine} }
 
 var errorWords = []string{
 	"error", "fail", "exception", "panic", "denied", "not found", "no such", "invalid", "refused",

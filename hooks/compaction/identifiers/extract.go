@@ -80,7 +80,7 @@ type Scanner struct {
 	extractors           []Extractor
 	buf, paths, hex, out []Match
 	lines                [][]Match // the matches of each lineAppender, in order
-	lineFns              []lineAppender
+	lineFns              []activeLine
 	seen                 map[string]struct{}
 }
 
@@ -263,22 +263,30 @@ func (s *Scanner) sharedScan(text string) (hex, paths []Match, shared, withPaths
 // text into lines once for all of them, instead of once each, matters on
 // code and logs, whose many short lines cost more to visit than to read.
 func (s *Scanner) scanLines(text string) {
+	// An extractor whose needed bytes the text lacks finds nothing on any
+	// line and is not called: most messages hold no "<" and many no quote,
+	// and a call per line per extractor cost more than the extractors'
+	// work on such lines.
 	fns := s.lineFns[:0]
+	n := 0
 	for _, ex := range s.extractors {
 		if f, ok := ex.(lineAppender); ok {
-			fns = append(fns, f)
+			if f.needs == "" || containsAnyByte(text, f.needs) {
+				fns = append(fns, activeLine{fn: f.fn, list: n})
+			}
+			n++
 		}
 	}
 	s.lineFns = fns
-	if len(fns) == 0 {
-		return
-	}
-	for len(s.lines) < len(fns) {
+	for len(s.lines) < n {
 		s.lines = append(s.lines, nil)
 	}
-	lines := s.lines[:len(fns)]
+	lines := s.lines[:n]
 	for i := range lines {
 		lines[i] = lines[i][:0]
+	}
+	if len(fns) == 0 {
+		return
 	}
 	off := 0
 	for {
@@ -287,8 +295,8 @@ func (s *Scanner) scanLines(text string) {
 		if end >= 0 {
 			line = text[off : off+end]
 		}
-		for i, f := range fns {
-			lines[i] = f(lines[i], line, off)
+		for _, f := range fns {
+			lines[f.list] = f.fn(lines[f.list], line, off)
 		}
 		if end < 0 {
 			return
@@ -297,16 +305,40 @@ func (s *Scanner) scanLines(text string) {
 	}
 }
 
-// lineAppender is a built-in extractor that reads text line by line: it
+// lineAppender is a built-in extractor that reads text line by line: fn
 // appends to dst the matches of one line, which starts at byte off of the
 // text. Scanner runs all of its line extractors in one pass over the lines.
-type lineAppender func(dst []Match, line string, off int) []Match
+// needs, when not empty, lists bytes one of which every match holds or
+// follows on its line: a text holding none of them has no match.
+type lineAppender struct {
+	fn    func(dst []Match, line string, off int) []Match
+	needs string
+}
 
 // Extract implements Extractor.
 func (f lineAppender) Extract(text string) []Match {
 	var out []Match
-	eachLine(text, func(line string, off int) { out = f(out, line, off) })
+	eachLine(text, func(line string, off int) { out = f.fn(out, line, off) })
 	return out
+}
+
+// containsAnyByte is strings.ContainsAny for ASCII bytes: one
+// strings.IndexByte per byte, which reads a long text many bytes at a time
+// where ContainsAny tests it byte by byte.
+func containsAnyByte(text, bytes string) bool {
+	for i := 0; i < len(bytes); i++ {
+		if strings.IndexByte(text, bytes[i]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// activeLine is a line extractor a Scanner runs on the current text, and
+// the index of its list in Scanner.lines.
+type activeLine struct {
+	fn   func(dst []Match, line string, off int) []Match
+	list int
 }
 
 // appendKind appends the matches of one kind, in order.
