@@ -24,14 +24,16 @@ func Arguments(keys ...string) Extractor {
 		}
 	}
 	return lineAppender{
-		fn:    func(out []Match, line string, off int) []Match { return argumentsLine(out, line, off, names) },
+		fn: func(out []Match, line string, off int, memo *quoteMemo) []Match {
+			return argumentsLine(out, line, off, names, memo)
+		},
 		needs: `"`,
 	}
 }
 
 const maxArgument = 300
 
-func argumentsLine(out []Match, line string, off int, names []string) []Match {
+func argumentsLine(out []Match, line string, off int, names []string, memo *quoteMemo) []Match {
 	if len(names) == 0 {
 		return out
 	}
@@ -41,7 +43,7 @@ func argumentsLine(out []Match, line string, off int, names []string) []Match {
 			return out
 		}
 		open := from + i
-		end := closingQuote(line, open)
+		end := memo.closing(line, open)
 		if end < 0 {
 			return out
 		}
@@ -52,7 +54,7 @@ func argumentsLine(out []Match, line string, off int, names []string) []Match {
 			continue
 		}
 		v = skipBlanks(line, v+1)
-		value, start := argumentValue(line, v)
+		value, start := argumentValue(line, v, memo)
 		if value == "" || !keyMatches(key, names) {
 			continue
 		}
@@ -72,12 +74,12 @@ func skipBlanks(s string, i int) int {
 
 // argumentValue reads a JSON string or number at line[v:], returning it as
 // written (a string without its quotes) and where it starts.
-func argumentValue(line string, v int) (string, int) {
+func argumentValue(line string, v int, memo *quoteMemo) (string, int) {
 	if v >= len(line) {
 		return "", v
 	}
 	if line[v] == '"' {
-		end := closingQuote(line, v)
+		end := memo.closing(line, v)
 		if end < 0 || end-v-1 > maxArgument {
 			return "", v
 		}

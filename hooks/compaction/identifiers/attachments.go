@@ -10,7 +10,7 @@ func Attachments() Extractor { return lineAppender{fn: attachmentsLine, needs: "
 
 var attachmentOpeners = []string{"<image: ", "<file: ", "<audio: ", "<video: "}
 
-func attachmentsLine(out []Match, line string, off int) []Match {
+func attachmentsLine(out []Match, line string, off int, _ *quoteMemo) []Match {
 	for from := 0; ; {
 		i := strings.IndexByte(line[from:], '<')
 		if i < 0 {

@@ -28,7 +28,7 @@ const (
 	maxQuoted = 300
 )
 
-func quotedErrorsLine(out []Match, line string, off int) []Match {
+func quotedErrorsLine(out []Match, line string, off int, memo *quoteMemo) []Match {
 	if !hasQuote(line) {
 		return out
 	}
@@ -40,6 +40,7 @@ func quotedErrorsLine(out []Match, line string, off int) []Match {
 			continue
 		}
 		j := closingQuote(line, i)
+		memo.note(i, j)
 		if j < 0 {
 			i++
 			continue
@@ -50,6 +51,48 @@ func quotedErrorsLine(out []Match, line string, off int) []Match {
 		i = j + 1
 	}
 	return out
+}
+
+// quoteMemo holds the closing quotes QuotedErrors found on the line a
+// Scanner reads, so Arguments, which reads the same double-quoted strings
+// of JSON, looks them up instead of finding them again: finding closing
+// quotes was a tenth of extraction. closingQuote depends on the line and
+// the opening quote's index only, so a remembered answer is the one it
+// would give. The pairs come in order of their opening quote, and
+// Arguments asks in that order too, so a cursor finds them.
+type quoteMemo struct {
+	pairs []quotePair
+	next  int // the first pair Arguments has not passed
+}
+
+type quotePair struct{ open, close int }
+
+// reset empties m for a new line.
+func (m *quoteMemo) reset() {
+	m.pairs = m.pairs[:0]
+	m.next = 0
+}
+
+// note remembers that the quote at open closes at close (-1: nowhere). A
+// nil memo remembers nothing.
+func (m *quoteMemo) note(open, close int) {
+	if m != nil {
+		m.pairs = append(m.pairs, quotePair{open, close})
+	}
+}
+
+// closing is closingQuote(line, open), remembered or found; open must not
+// be less than in the previous call since the last reset.
+func (m *quoteMemo) closing(line string, open int) int {
+	if m != nil {
+		for m.next < len(m.pairs) && m.pairs[m.next].open < open {
+			m.next++
+		}
+		if m.next < len(m.pairs) && m.pairs[m.next].open == open {
+			return m.pairs[m.next].close
+		}
+	}
+	return closingQuote(line, open)
 }
 
 // closingQuote returns the index of the quote closing the one at open, or -1.
@@ -114,7 +157,7 @@ func isErrorText(s string) bool {
 
 var errorLineWords = []string{"error", "ERROR", "Fatal", "fatal", "FATAL", "panic", "FAIL", "Traceback"}
 
-func errorLinesLine(out []Match, line string, off int) []Match {
+func errorLinesLine(out []Match, line string, off int, _ *quoteMemo) []Match {
 	start := 0
 	if strings.HasPrefix(line, "[") {
 		if k := strings.Index(line, "] "); k > 0 {

@@ -82,6 +82,7 @@ type Scanner struct {
 	lines                [][]Match // the matches of each lineAppender, in order
 	lineFns              []activeLine
 	seen                 map[string]struct{}
+	memo                 quoteMemo // the closing quotes of the line being read
 }
 
 // NewScanner returns a Scanner running extractors (nil means
@@ -314,8 +315,9 @@ func (s *Scanner) scanLines(text string) {
 		if end >= 0 {
 			line = text[off : off+end]
 		}
+		s.memo.reset()
 		for _, f := range fns {
-			lines[f.list] = f.fn(lines[f.list], line, off)
+			lines[f.list] = f.fn(lines[f.list], line, off, &s.memo)
 		}
 		if end < 0 {
 			return
@@ -326,18 +328,19 @@ func (s *Scanner) scanLines(text string) {
 
 // lineAppender is a built-in extractor that reads text line by line: fn
 // appends to dst the matches of one line, which starts at byte off of the
-// text. Scanner runs all of its line extractors in one pass over the lines.
+// text. Scanner runs all of its line extractors in one pass over the lines,
+// with a quoteMemo for the line (nil when an extractor runs alone).
 // needs, when not empty, lists bytes one of which every match holds or
 // follows on its line: a text holding none of them has no match.
 type lineAppender struct {
-	fn    func(dst []Match, line string, off int) []Match
+	fn    func(dst []Match, line string, off int, memo *quoteMemo) []Match
 	needs string
 }
 
 // Extract implements Extractor.
 func (f lineAppender) Extract(text string) []Match {
 	var out []Match
-	eachLine(text, func(line string, off int) { out = f.fn(out, line, off) })
+	eachLine(text, func(line string, off int) { out = f.fn(out, line, off, nil) })
 	return out
 }
 
@@ -356,7 +359,7 @@ func containsAnyByte(text, bytes string) bool {
 // activeLine is a line extractor a Scanner runs on the current text, and
 // the index of its list in Scanner.lines.
 type activeLine struct {
-	fn   func(dst []Match, line string, off int) []Match
+	fn   func(dst []Match, line string, off int, memo *quoteMemo) []Match
 	list int
 }
 
