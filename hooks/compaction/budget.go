@@ -128,10 +128,18 @@ func cutText(s string, n, limit int) string {
 	return first + marker + last
 }
 
-// runeOffset is the byte offset in s of its code point k (counted as
-// runeLen counts them: bytes that do not continue a UTF-8 sequence), or
-// len(s) when s has no more than k.
+// runeOffset is the byte offset in s of its code point k, counted as
+// runeLen counts them (an invalid byte is one), or len(s) when s has no
+// more than k.
 func runeOffset(s string, k int) int {
+	if !utf8.ValidString(s) {
+		i := 0
+		for seen := 0; i < len(s) && seen < k; seen++ {
+			_, w := utf8.DecodeRuneInString(s[i:])
+			i += w
+		}
+		return i
+	}
 	seen := 0
 	for i := 0; i < len(s); i++ {
 		if s[i]&0xC0 != 0x80 {
@@ -144,9 +152,19 @@ func runeOffset(s string, k int) int {
 	return len(s)
 }
 
+// validUTF8 is s with each invalid byte written as U+FFFD, so a cut part
+// keeps the code points runeLen counted in it (strings.ToValidUTF8 would
+// write one for a whole run).
 func validUTF8(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/2)
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		b.WriteRune(r)
+		i += w
+	}
+	return b.String()
 }

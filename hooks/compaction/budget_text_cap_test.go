@@ -104,6 +104,7 @@ func TestCutTextKeepsHeadAndTailCodePoints(t *testing.T) {
 		{"Chinese", rep("日志记录错误信息", 100)},
 		{"mixed", rep("a日b志c", 200)},
 		{"invalid bytes", rep("ab\xffcd\xe6\x97", 150)},
+		{"stray continuation bytes", rep("\xC3"+rep("\x80", 99), 20)},
 	}
 	const limit = 99
 	for _, tc := range tests {
@@ -120,7 +121,12 @@ func TestCutTextKeepsHeadAndTailCodePoints(t *testing.T) {
 				t.Fatalf("no marker %q in %q", marker, got)
 			}
 			if !utf8.ValidString(tc.s) {
-				return // invalid bytes are replaced; the sizes above are what is checked
+				// Invalid bytes are replaced, each by U+FFFD: the parts keep
+				// limit*2/3 and limit/3 code points all the same.
+				if runeLen(head) != limit*2/3 || runeLen(tail) != limit/3 {
+					t.Errorf("head of %d and tail of %d code points, want %d and %d", runeLen(head), runeLen(tail), limit*2/3, limit/3)
+				}
+				return
 			}
 			r := []rune(tc.s)
 			if want := string(r[:limit*2/3]); head != want {
