@@ -24,9 +24,13 @@ const (
 )
 
 // backoffs remembers the failed compactions of the conversations a hook
-// serves. A conversation is known by the identity of its first message,
-// which agents create once per run and keep (messages are immutable by
-// contract); a weak pointer lets the entry go with the run.
+// serves. A conversation is known by the identity of its first message that
+// is not a system message (anchorOf), as prepared compactions are: agents
+// create it once per run and keep it (messages are immutable by contract),
+// and a failed compaction leaves it in place. The first message would not
+// do: servers often start every conversation with one shared system prompt
+// value, and one conversation's failure then held back all the others. A
+// weak pointer lets the entry go with the run.
 type backoffs struct {
 	mu      sync.Mutex
 	entries map[weak.Pointer[schema.Message]]backoffEntry
@@ -38,10 +42,11 @@ type backoffEntry struct {
 }
 
 func backoffKey(messages []*schema.Message) (weak.Pointer[schema.Message], bool) {
-	if len(messages) == 0 || messages[0] == nil {
+	anchor := anchorOf(messages)
+	if anchor == nil {
 		return weak.Pointer[schema.Message]{}, false
 	}
-	return weak.Make(messages[0]), true
+	return weak.Make(anchor), true
 }
 
 // holds reports whether a failed compaction of this conversation still

@@ -73,10 +73,10 @@ func TestHookBacksOffAfterFailedCompaction(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			firsts := []*schema.Message{sys("conversation zero"), sys("conversation one")}
+			firsts := []*schema.Message{user("conversation zero"), user("conversation one")}
 			for i, c := range tc.calls {
-				// The first message identifies the conversation; the rest
-				// pads it to the wanted size.
+				// The first non-system message identifies the
+				// conversation; the rest pads it to the wanted size.
 				pad := c.size - count(fc1, firsts[c.conv]) - 1 - len("[user] ")
 				st := &hooks.State{Messages: []*schema.Message{firsts[c.conv], user(rep("x", pad))}, StepCount: c.step}
 				if got := count(fc1, st.Messages...); got != c.size {
