@@ -81,7 +81,11 @@ type HookConfig struct {
 // pairing is refused with an error wrapping ErrBrokenToolPairing, one that is
 // not smaller by the counter is ignored, and a run whose ctx ends while the
 // compactor works gets an error wrapping ctx.Err(). In all three cases
-// State.Messages is left as it was.
+// State.Messages is left as it was, with one exception (HookConfig.PrepareAt):
+// when a prepared compaction was applied and the call, still at or above the
+// ceiling, compacts further at once, an error of that second compaction is
+// returned with State.Messages holding the prepared result, which passed the
+// same checks.
 //
 // A CompactionHook keeps no per-run state and may serve many runs at once.
 // It implements hooks.Hook, hooks.PointLimiter, hooks.WarmUpper and hooks.Closer.
