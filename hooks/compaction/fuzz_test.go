@@ -31,59 +31,103 @@ func FuzzRender(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		msgs, attachments := fzRenderable(data)
-		short := Render(msgs, RenderOptions{})
-		long := Render(msgs, RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment})
-		for _, s := range []string{short, long, Transcript(msgs, fzAllIndices(msgs))} {
-			if strings.Contains(s, fzCanary) {
-				t.Fatalf("attachment data or reasoning rendered: %q", s)
-			}
-		}
-
-		// Independent arithmetic: one separator between messages, and each
-		// message measures as its own rendering.
-		var perMessage []string
-		var units int
-		for _, m := range msgs {
-			perMessage = append(perMessage, RenderMessage(m, RenderOptions{}))
-			units += counter.MessageCost(m).Units
-		}
-		if joined := strings.Join(perMessage, "\n"); joined != short {
-			t.Fatalf("Render differs from RenderMessage joined by newlines:\n%q\n%q", short, joined)
-		}
-		// Reasoning is not rendered but is counted where the client sends
-		// it (TestReasoningSentMatchesTheClient pins that rule on the wire).
-		runes := runeLen(short)
-		for _, m := range msgs {
-			runes += runeLen(ReasoningSent(m))
-		}
-		if len(msgs) > 0 && units+len(msgs)-1 != runes {
-			t.Fatalf("message costs %d + %d separators != %d code points rendered and reasoning sent", units, len(msgs)-1, runes)
-		}
-		var found int
-		for _, m := range msgs {
-			found += len(Attachments(m))
-		}
-		if found != attachments {
-			t.Fatalf("Attachments found %d, the conversation holds %d", found, attachments)
-		}
-		got, err := counter.Count(context.Background(), msgs, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		flat := 0
-		for _, m := range msgs {
-			for _, a := range Attachments(m) {
-				if a.Kind == AttachmentImage {
-					flat += 85
-				} else {
-					flat += 1000
-				}
-			}
-		}
-		if len(msgs) > 0 && got != runes+flat {
-			t.Fatalf("Count = %d, want %d code points + %d flat", got, runes, flat)
-		}
+		fzCheckRender(t, counter, msgs, attachments)
 	})
+}
+
+// fzCheckRender holds FuzzRender's invariants for one conversation, so a
+// case the fuzzer missed can be pinned by a plain test.
+func fzCheckRender(t *testing.T, counter *ApproximateTokenCounter, msgs []*schema.Message, attachments int) {
+	t.Helper()
+	short := Render(msgs, RenderOptions{})
+	long := Render(msgs, RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment})
+	for _, s := range []string{short, long, Transcript(msgs, fzAllIndices(msgs))} {
+		if strings.Contains(s, fzCanary) {
+			t.Fatalf("attachment data or reasoning rendered: %q", s)
+		}
+	}
+
+	// Independent arithmetic: one separator between messages, and each
+	// message measures as its own rendering.
+	var perMessage []string
+	var units int
+	for _, m := range msgs {
+		perMessage = append(perMessage, RenderMessage(m, RenderOptions{}))
+		units += counter.MessageCost(m).Units
+	}
+	if joined := strings.Join(perMessage, "\n"); joined != short {
+		t.Fatalf("Render differs from RenderMessage joined by newlines:\n%q\n%q", short, joined)
+	}
+	// The counter charges each text as the provider receives it, a JSON
+	// string of its own with every invalid byte a U+FFFD; a tool message
+	// joins its texts with no separator, where invalid bytes of two texts
+	// can make one code point. So the rendering measured is that of the
+	// texts as sent. Reasoning is not rendered but is counted where the
+	// client sends it (TestReasoningSentMatchesTheClient pins that rule on
+	// the wire).
+	runes := runeLen(Render(fzAsSent(msgs), RenderOptions{}))
+	for _, m := range msgs {
+		runes += runeLen(ReasoningSent(m))
+	}
+	if len(msgs) > 0 && units+len(msgs)-1 != runes {
+		t.Fatalf("message costs %d + %d separators != %d code points rendered and reasoning sent", units, len(msgs)-1, runes)
+	}
+	var found int
+	for _, m := range msgs {
+		found += len(Attachments(m))
+	}
+	if found != attachments {
+		t.Fatalf("Attachments found %d, the conversation holds %d", found, attachments)
+	}
+	got, err := counter.Count(context.Background(), msgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := 0
+	for _, m := range msgs {
+		for _, a := range Attachments(m) {
+			if a.Kind == AttachmentImage {
+				flat += 85
+			} else {
+				flat += 1000
+			}
+		}
+	}
+	if len(msgs) > 0 && got != runes+flat {
+		t.Fatalf("Count = %d, want %d code points + %d flat", got, runes, flat)
+	}
+}
+
+// fzAsSent is a copy of msgs with every text the rendering shows made
+// valid UTF-8 as JSON encoding makes it, each invalid byte a U+FFFD.
+func fzAsSent(msgs []*schema.Message) []*schema.Message {
+	out := make([]*schema.Message, len(msgs))
+	for i, m := range msgs {
+		if m == nil {
+			continue
+		}
+		c := *m
+		c.Content, c.ToolName, c.ToolCallID = validUTF8(c.Content), validUTF8(c.ToolName), validUTF8(c.ToolCallID)
+		c.ToolCalls = slices.Clone(c.ToolCalls)
+		for j := range c.ToolCalls {
+			tc := &c.ToolCalls[j]
+			tc.ID, tc.Function.Name, tc.Function.Arguments = validUTF8(tc.ID), validUTF8(tc.Function.Name), validUTF8(tc.Function.Arguments)
+		}
+		c.UserInputMultiContent = slices.Clone(c.UserInputMultiContent)
+		for j := range c.UserInputMultiContent {
+			c.UserInputMultiContent[j].Text = validUTF8(c.UserInputMultiContent[j].Text)
+		}
+		c.AssistantGenMultiContent = slices.Clone(c.AssistantGenMultiContent)
+		for j := range c.AssistantGenMultiContent {
+			c.AssistantGenMultiContent[j].Text = validUTF8(c.AssistantGenMultiContent[j].Text)
+		}
+		c.MultiContent = slices.Clone(c.MultiContent)
+		for j := range c.MultiContent {
+			c.MultiContent[j].Text = validUTF8(c.MultiContent[j].Text)
+		}
+		out[i] = &c
+	}
+	return out
 }
 
 func fzAllIndices(msgs []*schema.Message) []int {

@@ -118,9 +118,12 @@ func (t *runeTally) WriteString(s string) (int, error) {
 // with non-ASCII bytes is checked for validity, and only an invalid one is
 // counted rune by rune: counting continuation bytes alone measured 100,000
 // stray ones as no code point at all, so a binary tool result looked empty.
-// It is additive over concatenation at ASCII bytes (where every message's
-// rendering joins its texts), which the per-message costs of
-// AdditiveCounter rely on.
+// It is additive over concatenation at ASCII bytes (where messages are
+// joined), which the per-message costs of AdditiveCounter rely on. A tool
+// message joins its texts with no separator, so there invalid bytes of two
+// texts can make one code point of the rendering; a runeTally counts each
+// text on its own, as the provider receives it (a JSON string each), not
+// the joined rendering.
 func runeLen(s string) int {
 	cont := 0
 	var high uint64
