@@ -124,7 +124,9 @@ type Round struct {
 	Attempts int
 	// InputTokens is the counter's size of the transcript sent.
 	InputTokens int
-	// Truncated is how many messages were cut to fit MaxSummarizerInputTokens.
+	// Truncated is how many messages had a text cut in the transcript sent:
+	// by MaxTextTokens, which is on by default, or to fit
+	// MaxSummarizerInputTokens.
 	Truncated int
 	// Identifiers reports the identifier ledger's work in this round.
 	Identifiers IdentifierStats
