@@ -38,7 +38,8 @@ const minCutRunes = 96
 // fitTranscript returns the transcript to show the summarizer for indices,
 // wrapped in its tags (wrappedTranscript), its size without them, and how
 // many messages had a text cut. Every text longer than MaxTextTokens is cut
-// to it. Under MaxSummarizerInputTokens it then cuts the longest texts the
+// to it, head and tail with a marker between them, unless the marker would
+// make it no shorter. Under MaxSummarizerInputTokens it then cuts the longest texts the
 // transcript shows, whatever field of a message holds them (content, parts,
 // tool-call arguments, names, ids, attachment placeholders), keeping head
 // and tail and marking the cut, halving the allowance until the transcript
@@ -100,11 +101,24 @@ func (c *textCutter) text(s string) string {
 	}
 	n := runeLen(s)
 	c.longest = max(c.longest, n)
-	if c.limit > 0 && n > c.limit {
+	if c.limit > 0 && n > c.limit && cutSaves(n, c.limit) {
 		c.cuts++
 		return cutText(s, n, c.limit)
 	}
 	return s
+}
+
+// cutSaves reports whether cutText(s, n, limit) is shorter than s: the
+// marker is about 60 code points, so a text just over the limit would come
+// out longer than it went in, its middle lost for nothing.
+func cutSaves(n, limit int) bool {
+	missing := n - limit*2/3 - limit/3
+	return missing > len(cutMarker(missing))
+}
+
+// cutMarker is what cutText writes between head and tail.
+func cutMarker(missing int) string {
+	return fmt.Sprintf("\n[... %d characters cut to fit the summarizer's input ...]\n", missing)
 }
 
 // count is how many texts c has cut; 0 for a nil c.
@@ -122,7 +136,7 @@ func (c *textCutter) count() int {
 // of its rendering. The result is valid UTF-8 whatever s is.
 func cutText(s string, n, limit int) string {
 	head, tail := limit*2/3, limit/3
-	marker := fmt.Sprintf("\n[... %d characters cut to fit the summarizer's input ...]\n", n-head-tail)
+	marker := cutMarker(n - head - tail)
 	first := validUTF8(strings.TrimRight(s[:runeOffset(s, head)], " "))
 	last := validUTF8(strings.TrimLeft(s[runeOffset(s, n-tail):], " "))
 	return first + marker + last

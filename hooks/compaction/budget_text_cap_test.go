@@ -138,3 +138,36 @@ func TestCutTextKeepsHeadAndTailCodePoints(t *testing.T) {
 		})
 	}
 }
+
+// TestCutNeverLengthensText: a text just over the cap is shown whole, since
+// head, marker and tail would be longer than the text and lose its middle;
+// one far enough over it is cut and comes out shorter. Before cutSaves, a
+// text one code point over the cap came out about 60 code points longer.
+func TestCutNeverLengthensText(t *testing.T) {
+	t.Parallel()
+	const limit = 256
+	for _, tc := range []struct {
+		name    string
+		n       int
+		wantCut bool
+	}{
+		{"at the cap", limit, false},
+		{"one over", limit + 1, false},
+		{"less than a marker over", limit + 40, false},
+		{"far over", limit + 200, true},
+		{"ten times", limit * 10, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := &textCutter{limit: limit}
+			s := strings.Repeat("é", tc.n)
+			got := c.text(s)
+			if n := runeLen(got); n > tc.n {
+				t.Errorf("a text of %d code points came out as %d", tc.n, n)
+			}
+			if cut := got != s; cut != tc.wantCut || c.count() != map[bool]int{false: 0, true: 1}[tc.wantCut] {
+				t.Errorf("cut = %v (count %d), want %v", cut, c.count(), tc.wantCut)
+			}
+		})
+	}
+}
