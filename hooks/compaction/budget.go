@@ -137,16 +137,20 @@ func (c *textCutter) count() int {
 func cutText(s string, n, limit int) string {
 	head, tail := limit*2/3, limit/3
 	marker := cutMarker(n - head - tail)
-	first := validUTF8(strings.TrimRight(s[:runeOffset(s, head)], " "))
-	last := validUTF8(strings.TrimLeft(s[runeOffset(s, n-tail):], " "))
+	valid := utf8.ValidString(s)
+	first := strings.TrimRight(s[:runeOffset(s, head, valid)], " ")
+	last := strings.TrimLeft(s[runeOffset(s, n-tail, valid):], " ")
+	if !valid {
+		first, last = validUTF8(first), validUTF8(last)
+	}
 	return first + marker + last
 }
 
 // runeOffset is the byte offset in s of its code point k, counted as
 // runeLen counts them (an invalid byte is one), or len(s) when s has no
-// more than k.
-func runeOffset(s string, k int) int {
-	if !utf8.ValidString(s) {
+// more than k. valid says whether s is valid UTF-8.
+func runeOffset(s string, k int, valid bool) int {
+	if !valid {
 		i := 0
 		for seen := 0; i < len(s) && seen < k; seen++ {
 			_, w := utf8.DecodeRuneInString(s[i:])

@@ -286,34 +286,33 @@ func (js *jobSet) find(messages []*schema.Message, take bool, now time.Time) (fo
 }
 
 // add registers a prepared job unless one for the same conversation exists
-// or the set is closed. It first drops every job older than maxAge, so that
-// a job whose conversation never calls the hook again does not outlive it
-// (find only sees the jobs of the conversation it looks up); when the set is
-// still full it drops the oldest finished job, and with every slot held by a
-// running job it refuses. dropped lists the jobs it pushed out.
-func (js *jobSet) add(j *job, now time.Time) (ok bool, dropped []*job) {
+// or the set is closed. It first removes every job older than maxAge
+// (expired), so that a job whose conversation never calls the hook again
+// does not outlive it (find only sees the jobs of the conversation it looks
+// up); when the set is still full it removes the oldest finished job
+// (evicted), and with every slot held by a running job it refuses. The
+// caller cancels what was removed, whether or not j was added.
+func (js *jobSet) add(j *job, now time.Time) (ok bool, expired []*job, evicted *job) {
 	anchor := anchorOf(j.snapshot)
 	js.mu.Lock()
 	defer js.mu.Unlock()
 	if js.closed || anchor == nil {
-		return false, nil
+		return false, nil, nil
 	}
-	dropped = js.expireLocked(now)
+	expired = js.expireLocked(now)
 	for _, other := range js.prepared[anchor] {
 		if hasPrefix(j.snapshot, other.snapshot) {
-			return false, dropped
+			return false, expired, nil
 		}
 	}
 	if js.count >= js.maxJobs {
-		oldest := js.oldestFinishedLocked()
-		if oldest == nil {
-			return false, dropped
+		if evicted = js.oldestFinishedLocked(); evicted == nil {
+			return false, expired, nil
 		}
-		dropped = append(dropped, oldest)
 	}
 	js.prepared[anchor] = append(js.prepared[anchor], j)
 	js.count++
-	return true, dropped
+	return true, expired, evicted
 }
 
 // expireLocked removes every job older than maxAge and returns them.

@@ -79,9 +79,7 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	cancel := j.cancel
 	j.cancel = func() { cancel(); expire() }
 	j.background = true
-	ok, dropped := h.jobs.add(j, now)
-	h.dropAll(ctx, dropped, "too many prepared compactions")
-	if !ok || !h.start(j) {
+	if !h.addJob(ctx, j, now) || !h.start(j) {
 		j.cancel()
 		return false
 	}
@@ -109,10 +107,8 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 	case <-j.done:
 	case <-ctx.Done():
 		// Still right for this conversation: keep it for a retry.
-		if ok, dropped := h.jobs.add(j, time.Now()); !ok {
+		if !h.addJob(ctx, j, time.Now()) {
 			h.drop(ctx, j, "the run ended while waiting for it")
-		} else {
-			h.dropAll(ctx, dropped, "too many prepared compactions")
 		}
 		return false, fmt.Errorf("compaction: waiting for the compaction prepared at step %d: %w", j.step, ctx.Err())
 	}
@@ -205,6 +201,17 @@ func (h *CompactionHook) WaitPrepared(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// addJob registers j with the hook's jobs and cancels, with their reasons,
+// the jobs that made room for it or had expired, whether or not j was added.
+func (h *CompactionHook) addJob(ctx context.Context, j *job, now time.Time) bool {
+	ok, expired, evicted := h.jobs.add(j, now)
+	h.dropAll(ctx, expired, "it expired")
+	if evicted != nil {
+		h.drop(ctx, evicted, "too many prepared compactions")
+	}
+	return ok
 }
 
 func (h *CompactionHook) dropAll(ctx context.Context, jobs []*job, why string) {

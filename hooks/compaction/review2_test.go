@@ -22,12 +22,18 @@ import (
 // snapshot would stay in memory.
 func TestReview2ExpiredJobDroppedWithoutItsConversation(t *testing.T) {
 	t.Parallel()
+	// expiring is a hook whose jobs expire after 20 ms, with a compactor
+	// that returns only when its ctx ends.
+	expiring := func(t *testing.T) *CompactionHook {
+		c := &ppCompactor{gate: make(chan struct{})}
+		h := ppHook(t, c, nil)
+		t.Cleanup(func() { close(c.gate) }) // runs before the hook's Close
+		h.jobs.maxAge = 20 * time.Millisecond
+		return h
+	}
 	t.Run("another conversation prepares", func(t *testing.T) {
 		t.Parallel()
-		c := &ppCompactor{gate: make(chan struct{})} // returns when its ctx ends
-		defer close(c.gate)
-		h := ppHook(t, c, nil)
-		h.jobs.maxAge = 20 * time.Millisecond
+		h := expiring(t)
 		abandoned := ppConv("abandoned", 4)
 		if _, err := h.Decide(context.Background(), &hooks.State{Messages: abandoned}); err != nil {
 			t.Fatal(err)
@@ -45,10 +51,7 @@ func TestReview2ExpiredJobDroppedWithoutItsConversation(t *testing.T) {
 	})
 	t.Run("no other call", func(t *testing.T) {
 		t.Parallel()
-		c := &ppCompactor{gate: make(chan struct{})} // returns when its ctx ends
-		defer close(c.gate)
-		h := ppHook(t, c, nil)
-		h.jobs.maxAge = 20 * time.Millisecond
+		h := expiring(t)
 		if _, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv("abandoned", 4)}); err != nil {
 			t.Fatal(err)
 		}
