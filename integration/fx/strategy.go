@@ -82,26 +82,18 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps co
 		if deps.Summarizer == nil {
 			return nil, fmt.Errorf("config: %s = %q: no summarizer model", key, name)
 		}
+		// Pointer fields pass through: nil means the library's default, and
+		// the constructor reads each value once, keeping no pointer.
 		s := c.Summarize
-		var approx *int // nil: the library's prior, then what the replies show
-		if s.ApproximateSummaryTokens != nil {
-			n := *s.ApproximateSummaryTokens // the compactor must not share the caller's variable
-			approx = &n
-		}
-		var maxText *int // nil: the library's default
-		if s.MaxTextTokens != nil {
-			n := *s.MaxTextTokens
-			maxText = &n
-		}
 		comp, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
 			ChatModel:                deps.Summarizer,
 			MinKeepSteps:             &s.MinKeepSteps,
-			ApproximateSummaryTokens: approx,
+			ApproximateSummaryTokens: s.ApproximateSummaryTokens,
 			SummaryInstruction:       s.SummaryInstruction,
 			RaiseOnFailure:           s.RaiseOnFailure,
 			Logger:                   deps.Logger,
 			MaxSummarizerInputTokens: s.MaxSummarizerInputTokens,
-			MaxTextTokens:            maxText,
+			MaxTextTokens:            s.MaxTextTokens,
 			Ledger: &compaction.LedgerConfig{
 				Disabled:      !s.Ledger.Enabled,
 				MaxTokens:     s.Ledger.MaxTokens,
