@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -31,6 +32,9 @@ func TestMaxTextTokens(t *testing.T) {
 		{"default keeps an 8,000-character result", nil, filler[:8000], false, 0},
 		{"a smaller cap cuts more", scInt(100), huge, true, 100*4 + 3000},
 		{"0 turns the cap off", scInt(0), huge, false, 0},
+		{"a cap beyond any text cuts nothing", scInt(math.MaxInt), huge, false, 0},
+		// Four code points a token: 4*(MaxInt/2+101) wraps around to 400.
+		{"a cap whose code points would wrap around to 400 cuts nothing", scInt(math.MaxInt/2 + 101), huge, false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"reflect"
 	"time"
 
@@ -202,7 +203,8 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		if n := *cfg.MaxTextTokens; n != 0 && n < minMaxTextTokens {
 			return nil, fmt.Errorf("compaction: SummarizationConfig.MaxTextTokens must be 0 (no cap) or at least %d tokens, got %d", minMaxTextTokens, n)
 		}
-		c.maxText = *cfg.MaxTextTokens * runesPerTextToken
+		// A cap beyond any text is no cap; multiplied, it would overflow.
+		c.maxText = min(*cfg.MaxTextTokens, math.MaxInt/runesPerTextToken) * runesPerTextToken
 	}
 	l, err := newLedger(cfg.Ledger)
 	if err != nil {
