@@ -26,8 +26,9 @@ type RenderOptions struct {
 	// arguments) before it is written; role labels and placeholders are not
 	// passed through it. A text part after a
 	// message's first reaches it with the "\n" that separates it. Transcript uses it to
-	// indent continuation lines, so content cannot start a line that looks
-	// like a message of its own. Nil writes text as it is.
+	// indent the continuation lines that begin with "[", so content cannot
+	// start a line that looks like a message of its own. Nil writes text as
+	// it is.
 	Text func(string) string
 
 	// indent, with Text nil, writes text as indentContinuation would
@@ -45,27 +46,42 @@ func (o RenderOptions) writeText(w textSink, s string) {
 	case o.Text != nil:
 		w.WriteString(o.Text(s))
 	case o.indent:
-		if o.cut != nil {
-			s = o.cut.text(s)
-		}
-		writeIndented(w, s)
+		writeIndented(w, o.cutFor(s))
 	default:
 		w.WriteString(s)
 	}
 }
 
+// cutFor is s as the transcript shows it: cut when the options cut texts.
+func (o RenderOptions) cutFor(s string) string {
+	if o.indent && o.cut != nil {
+		return o.cut.text(s)
+	}
+	return s
+}
+
 // writeIndented writes indentContinuation(s) without building it.
 func writeIndented(w textSink, s string) {
 	for {
-		i := strings.IndexByte(s, '\n')
+		i := strings.Index(s, "\n[")
 		if i < 0 {
 			w.WriteString(s)
 			return
 		}
-		w.WriteString(s[:i])
-		w.WriteString("\n  ")
+		w.WriteString(s[:i+1])
+		w.WriteString(continuationIndent)
 		s = s[i+1:]
 	}
+}
+
+// writeLaterPart writes a message's later text part as indentContinuation
+// would write "\n"+s: the part starts a line of its own.
+func writeLaterPart(w textSink, s string) {
+	w.WriteString("\n")
+	if strings.HasPrefix(s, "[") {
+		w.WriteString(continuationIndent)
+	}
+	writeIndented(w, s)
 }
 
 // Render writes a conversation as plain text, one line or more per message,
@@ -198,12 +214,27 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 			opts.writeText(w, m.ToolCallID)
 		}
 		w.WriteString("] ")
+		// A result's parts are joined with no separator, so a part that
+		// ends a line leaves the next one at the start of a line: there a
+		// transcript indents a part that begins with "[" as it would the
+		// same line inside one text.
+		lineStart := false
 		for p := range contentParts(m) {
-			if p.isText {
-				opts.writeText(w, p.text)
-			} else {
+			if !p.isText {
 				w.WriteString(placeholder(p.attachment))
+				lineStart = false
+				continue
 			}
+			text := opts.cutFor(p.text)
+			if lineStart && (opts.indent || opts.Text != nil) && strings.HasPrefix(text, "[") {
+				w.WriteString(continuationIndent)
+			}
+			if opts.indent && opts.Text == nil {
+				writeIndented(w, text) // cut already
+			} else {
+				opts.writeText(w, text)
+			}
+			lineStart = strings.HasSuffix(text, "\n")
 		}
 		return
 	}
@@ -233,12 +264,7 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 			// lines (the transcript's indent).
 			w.WriteString(opts.Text("\n" + p.text))
 		case opts.indent:
-			writeIndented(w, "\n")
-			if opts.cut != nil {
-				writeIndented(w, opts.cut.text(p.text))
-			} else {
-				writeIndented(w, p.text)
-			}
+			writeLaterPart(w, opts.cutFor(p.text))
 		default:
 			w.WriteString("\n")
 			w.WriteString(p.text)
