@@ -55,6 +55,25 @@ func TestExtractMatchesReference(t *testing.T) {
 	}
 }
 
+// TestScanPathsAndHexOnConversations runs CheckScanPathsAndHex on every
+// message of the benchmark conversations as the ledger renders it, and on
+// their transcripts.
+func TestScanPathsAndHexOnConversations(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{100, 1000} {
+		msgs := bench.Conversation(n, uint64(n))
+		texts := []string{compaction.Transcript(msgs, seq(len(msgs)))}
+		for _, m := range msgs {
+			texts = append(texts, compaction.RenderMessage(m, compaction.RenderOptions{Attachment: compaction.DescribeAttachment}))
+		}
+		for _, text := range texts {
+			if msg := identifiers.CheckScanPathsAndHex(text); msg != "" {
+				t.Fatal(msg)
+			}
+		}
+	}
+}
+
 func seq(n int) []int {
 	s := make([]int, n)
 	for i := range s {

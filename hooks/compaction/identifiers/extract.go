@@ -252,30 +252,11 @@ func (s *Scanner) sharedScan(text string) (hex, paths []Match, shared, withPaths
 		return nil, nil, false, false
 	}
 	if p {
-		s.paths, s.hex = s.paths[:0], s.hex[:0]
-		if mayHoldPathOrHex(text) {
-			s.paths, s.hex = scanPathsAndHex(text, s.paths, s.hex)
-		}
+		s.paths, s.hex = scanPathsAndHex(text, s.paths[:0], s.hex[:0])
 		return s.hex, s.paths, true, true
 	}
 	s.hex = appendHex(s.hex[:0], text, true, true)
 	return s.hex, nil, true, false
-}
-
-// mayHoldPathOrHex is false when text can hold no path, UUID or hash: a
-// path holds "/", "\\" or ".", a UUID "-", and a hash a digit. Prose (a
-// seventh of the benchmark conversation's bytes) holds none of them, and
-// testing for them costs a fraction of the byte-by-byte scan it spares.
-func mayHoldPathOrHex(text string) bool {
-	if containsAnyByte(text, "/\\.-") {
-		return true
-	}
-	for i := 0; i < len(text); i++ {
-		if text[i]-'0' < 10 {
-			return true
-		}
-	}
-	return false
 }
 
 // scanLines runs the line extractors (lineAppender) of s in one pass over
