@@ -96,6 +96,43 @@ func fzCheckRender(t *testing.T, counter *ApproximateTokenCounter, msgs []*schem
 	if len(msgs) > 0 && got != runes+flat {
 		t.Fatalf("Count = %d, want %d code points + %d flat", got, runes, flat)
 	}
+	fzCheckHeaders(t, msgs)
+}
+
+// fzCheckHeaders: in a message's transcript, the lines that begin with "["
+// are the renderer's own, one per line it starts (a tool message: one;
+// otherwise one for its texts, one per tool call and per attachment, or the
+// "<no content>" line), so no content can pose as a message. A summary's
+// own text is shown as it is (its lines are not content a tool controls).
+func fzCheckHeaders(t *testing.T, msgs []*schema.Message) {
+	t.Helper()
+	for _, m := range msgs {
+		if m == nil || IsStrategy(m, StrategySummarization) {
+			continue
+		}
+		want := 1
+		if m.Role != schema.Tool {
+			texts, attachments := 0, 0
+			for p := range contentParts(m) {
+				if p.isText {
+					texts = 1
+				} else {
+					attachments++
+				}
+			}
+			want = max(texts+len(m.ToolCalls)+attachments, 1)
+		}
+		got := Transcript([]*schema.Message{m}, []int{0})
+		lines := 0
+		for line := range strings.SplitSeq(got, "\n") {
+			if strings.HasPrefix(line, "[") {
+				lines++
+			}
+		}
+		if lines != want {
+			t.Fatalf("%d lines of the transcript begin with \"[\", the renderer starts %d:\n%s", lines, want, got)
+		}
+	}
 }
 
 // fzAsSent is a copy of msgs with every text the rendering shows made
