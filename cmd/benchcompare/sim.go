@@ -184,7 +184,8 @@ func simReport(all []shapeRuns, steps, window int, withPlot bool) string {
 			return o, e
 		}
 		tokens := func(v float64) string { return fmt.Sprintf("%.0f", v) }
-		pct := func(v float64) string { return fmt.Sprintf("%.0f (%.0f %%)", v, 100*v/float64(window)) }
+		// One decimal, so a share just below a quarter does not read as 25 %.
+		pct := func(v float64) string { return fmt.Sprintf("%.0f (%.1f %%)", v, 100*v/float64(window)) }
 		secs := func(v float64) string { return fmt.Sprintf("%.1f s", v/1e9) }
 		ms := func(v float64) string { return fmt.Sprintf("%.2f ms", v/1e6) }
 
@@ -231,8 +232,10 @@ func simReport(all []shapeRuns, steps, window int, withPlot bool) string {
 		fmt.Fprintf(&b, "| total summarizer input no more than Eino's | %s | ratio %.3f | %s |\n", t.shape, t.totRatio, yes(t.totRatio <= 1))
 	}
 	for _, t := range targets {
-		fmt.Fprintf(&b, "| at least a quarter of the window verbatim after every compaction | %s | min %.0f tokens (%.0f %%); %d compactions below | %s |\n",
-			t.shape, t.retainedMin, 100*t.retainedMin/float64(window), t.under, yes(t.under == 0))
+		// One decimal: 7,947 of 32,000 tokens is 24.8 %, below a quarter,
+		// and must not read as 25 %.
+		fmt.Fprintf(&b, "| at least a quarter of the window verbatim after every compaction | %s | min %.0f tokens (%.1f %%); %s below | %s |\n",
+			t.shape, t.retainedMin, 100*t.retainedMin/float64(window), plural(t.under, "compaction"), yes(t.under == 0))
 	}
 	for _, t := range targets {
 		fmt.Fprintf(&b, "| the peak never above the window | %s | einocompact %.0f %%, Eino %.0f %% of the window | %s |\n",
@@ -302,7 +305,15 @@ func tierLine(sr shapeRuns, window int) string {
 	}
 	line := fmt.Sprintf("einocompact's rounds over the %d seeds, by planner tier: %s.", len(sr.runs), strings.Join(parts, ", "))
 	if nShort > 0 {
-		line += fmt.Sprintf(" The %d compactions that kept less than a quarter of the window verbatim opened with: %s.", nShort, strings.Join(shortParts, ", "))
+		line += fmt.Sprintf(" The %s that kept less than a quarter of the window verbatim opened with: %s.", plural(nShort, "compaction"), strings.Join(shortParts, ", "))
 	}
 	return line + "\n\n"
+}
+
+// plural is n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
