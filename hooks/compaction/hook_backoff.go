@@ -10,7 +10,8 @@ import (
 )
 
 // The backoff after a failed compaction: a triggered compaction that did not
-// apply (the compactor failed, declined or returned nothing smaller) is not
+// apply (the compactor failed, declined or returned nothing smaller, under a
+// ctx that had not ended) is not
 // tried again for the same conversation until its estimate has grown by
 // backoffGrowth of the window or backoffSteps model calls have passed,
 // whichever comes first, unless the coming call would exceed the window.
@@ -124,6 +125,11 @@ func (h *CompactionHook) backedOff(ctx context.Context, messages []*schema.Messa
 // the provider has the last word, and a run must not fail because the
 // compactor did (RaiseOnFailure decides that).
 func (h *CompactionHook) settle(ctx context.Context, messages []*schema.Message, r *Report) {
+	if !r.Compacted && ctx.Err() != nil {
+		// The run ended, not the compactor: a run resumed with the same
+		// messages must not find its compaction held back.
+		return
+	}
 	h.backoff.record(messages, r)
 	// Debug: the outcome itself already has its one record.
 	if !r.Compacted && h.log.Enabled(ctx, slog.LevelDebug) {

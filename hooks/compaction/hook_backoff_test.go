@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -95,6 +96,56 @@ func TestHookBacksOffAfterFailedCompaction(t *testing.T) {
 				if r.Overflow != tc.wantOver[i] {
 					t.Errorf("call %d: Report.Overflow = %v, want %v", i, r.Overflow, tc.wantOver[i])
 				}
+			}
+		})
+	}
+}
+
+// TestCancelledRunDoesNotBackOff: a compaction cut short because the run's
+// ctx ended says nothing about the compactor, so it does not hold back the
+// next compaction of the same conversation (a run resumed with the same
+// messages compacts at its first call at the trigger). A compaction that
+// failed on its own under a live ctx still does.
+func TestCancelledRunDoesNotBackOff(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		cancelled bool // the first call's ctx ends during its compaction
+		wantRetry bool // the next call, ctx live, runs the compactor
+	}{
+		{"cancelled run", true, true},
+		{"failed compaction", false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var tries atomic.Int32
+			comp := CompactorFunc(func(ctx context.Context, msgs []*schema.Message, _ int, _ TokenCounter) ([]*schema.Message, error) {
+				if tries.Add(1) == 1 && tc.cancelled {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				}
+				return nil, errors.New("summarizer down")
+			})
+			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: comp, ContextWindow: 1000, TokenCounter: fc1, Logger: discardLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := []*schema.Message{user("the conversation"), user(rep("x", 720))}
+			ctx, cancel := context.WithCancel(context.Background())
+			if tc.cancelled {
+				go func() {
+					for tries.Load() == 0 {
+						runtime.Gosched()
+					}
+					cancel()
+				}()
+			}
+			_, _ = h.Decide(ctx, &hooks.State{Messages: msgs, StepCount: 1})
+			cancel()
+			r, _ := h.Decide(context.Background(), &hooks.State{Messages: msgs, StepCount: 2})
+			if got := tries.Load() == 2; got != tc.wantRetry {
+				t.Errorf("the second call ran the compactor = %v, want %v (Report.BackedOff %v)", got, tc.wantRetry, r.BackedOff)
 			}
 		})
 	}
