@@ -339,8 +339,13 @@ func sortLost(lost []ledgerEntry) []ledgerEntry {
 // one entry at a time needed n of each, quadratic in the block's size.
 func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounter) (int, string, error) {
 	// Each entry's line is marked once, however many probes list it.
-	lines := make([]string, 0, len(lost))
+	// Each entry's line is built only when a probe needs it, which the
+	// default counter's probes never do (see below).
+	var lines []string
 	lineUpTo := func(k int) {
+		if lines == nil {
+			lines = make([]string, 0, len(lost))
+		}
 		for len(lines) < k {
 			lines = append(lines, ledgerLine(lost[len(lines)]))
 		}
@@ -388,7 +393,11 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 	if lo == 0 {
 		return 0, "", nil
 	}
-	lineUpTo(lo)
+	if len(lines) < lo {
+		// The probes measured the lines without building them: the block
+		// is written entry by entry, with no string per line.
+		return lo, ledgerBlockOf(lost[:lo], len(lost)-lo), nil
+	}
 	return lo, ledgerBlock(lines[:lo], len(lost)-lo), nil
 }
 
@@ -418,6 +427,27 @@ func ledgerBlock(lines []string, dropped int) string {
 	for _, l := range lines {
 		b.WriteString("\n")
 		b.WriteString(l)
+	}
+	if dropped > 0 {
+		b.WriteString(droppedNote(dropped))
+	}
+	return b.String()
+}
+
+// ledgerBlockOf is ledgerBlock of the lines of entries (ledgerLine), written
+// without building each line: "- " and the marked value go straight into
+// the block.
+func ledgerBlockOf(entries []ledgerEntry, dropped int) string {
+	n := len(ledgerHeading) + 48
+	for _, e := range entries {
+		n += len(e.value) + 3
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(ledgerHeading)
+	for _, e := range entries {
+		b.WriteString("\n- ")
+		b.WriteString(spotlight.Mark(escapeSummaryTags(e.value)))
 	}
 	if dropped > 0 {
 		b.WriteString(droppedNote(dropped))
