@@ -371,20 +371,22 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*sche
 		return nil, 0, countError{err}
 	}
 	rep.Identifiers = stats
-	applied := repaired
-	next, after, err := applySummary(ctx, messages, plan, applied, fields, before, counter)
+	// The summary message is built once, for the new conversation and for
+	// learn, which measures it.
+	summary := newSummary(repaired, len(plan.Indices), fields)
+	next, after, err := applyBuilt(ctx, messages, plan, summary, before, counter)
 	if errors.Is(err, ErrSummaryNotSmaller) && stats.Appended > 0 && !foldsSummary(messages, plan) {
 		// The verbatim block tipped the summary over; a smaller summary
 		// without it still beats no summary.
 		rep.Identifiers.Dropped += stats.Appended
 		rep.Identifiers.Appended = 0
-		applied = text
-		next, after, err = applySummary(ctx, messages, plan, applied, fields, before, counter)
+		summary = newSummary(text, len(plan.Indices), fields)
+		next, after, err = applyBuilt(ctx, messages, plan, summary, before, counter)
 	}
 	if err != nil && !errors.Is(err, ErrSummaryNotSmaller) {
 		return nil, 0, countError{err}
 	}
-	if lerr := c.learn(ctx, messages, plan, newSummary(applied, len(plan.Indices), fields), counter); lerr != nil {
+	if lerr := c.learn(ctx, messages, plan, summary, counter); lerr != nil {
 		return nil, 0, countError{lerr}
 	}
 	return next, after, err
