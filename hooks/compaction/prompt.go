@@ -219,26 +219,32 @@ func wrappedTranscript(messages []*schema.Message, indices []int, view transcrip
 func transcriptSizeHint(messages []*schema.Message, indices []int) int {
 	n := len(transcriptOpen) + len(transcriptClose) + 2
 	for _, i := range indices {
-		m := messages[i]
-		if m == nil {
-			n += 32
-			continue
-		}
-		n += len(m.Content) + len(m.ToolName) + len(m.ToolCallID) + 32
-		for _, tc := range m.ToolCalls {
-			n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments) + 32
-		}
-		for _, p := range m.UserInputMultiContent {
-			n += len(p.Text) + 32
-		}
-		for _, p := range m.AssistantGenMultiContent {
-			n += len(p.Text) + 32
-		}
-		for _, p := range m.MultiContent {
-			n += len(p.Text) + 32
-		}
+		n += messageSizeHint(messages[i])
 	}
 	return n + n/32 // continuation lines are indented
+}
+
+// messageSizeHint is about the length of m's rendering, without the indent
+// of its continuation lines: the texts it carries and room for the labels
+// around them.
+func messageSizeHint(m *schema.Message) int {
+	if m == nil {
+		return 32
+	}
+	n := len(m.Content) + len(m.ToolName) + len(m.ToolCallID) + 32
+	for _, tc := range m.ToolCalls {
+		n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments) + 32
+	}
+	for _, p := range m.UserInputMultiContent {
+		n += len(p.Text) + 32
+	}
+	for _, p := range m.AssistantGenMultiContent {
+		n += len(p.Text) + 32
+	}
+	for _, p := range m.MultiContent {
+		n += len(p.Text) + 32
+	}
+	return n
 }
 
 // mayHoldEntryHeader is a cheap test that b holds nothing entryLookalike
