@@ -308,25 +308,45 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 // sortLost orders lost entries most used first, then newest first, ties in
 // their order in lost: a stable sort's order with an unstable sort's speed.
 // When the three fit in 21 bits each they are packed in one key, so the sort
-// compares integers instead of calling a function per comparison.
+// compares integers instead of calling a function per comparison, and lost
+// is put in that order in place (a copy of it was as large as the keys and
+// the list of values together). Otherwise a sorted copy is returned.
 func sortLost(lost []ledgerEntry) []ledgerEntry {
 	const bits, limit = 21, 1 << 21
 	packable := len(lost) < limit
 	for _, e := range lost {
 		packable = packable && e.uses >= 0 && e.uses < limit && e.last >= 0 && e.last < limit
 	}
-	sorted := make([]ledgerEntry, len(lost))
 	if packable {
 		keys := make([]uint64, len(lost))
 		for i, e := range lost {
 			keys[i] = uint64(limit-1-e.uses)<<(2*bits) | uint64(limit-1-e.last)<<bits | uint64(i)
 		}
 		slices.Sort(keys)
-		for i, k := range keys {
-			sorted[i] = lost[k&(limit-1)]
+		// Position i takes the entry at keys[i]'s index: the cycles of
+		// that permutation are followed, each position written once,
+		// and the keys' free top bit marks the positions done.
+		const done = 1 << 63
+		for i := range keys {
+			if keys[i]&done != 0 {
+				continue
+			}
+			first := lost[i]
+			j := i
+			for {
+				from := int(keys[j] & (limit - 1))
+				keys[j] |= done
+				if from == i {
+					lost[j] = first
+					break
+				}
+				lost[j] = lost[from]
+				j = from
+			}
 		}
-		return sorted
+		return lost
 	}
+	sorted := make([]ledgerEntry, len(lost))
 	order := make([]int, len(lost))
 	for i := range order {
 		order[i] = i
