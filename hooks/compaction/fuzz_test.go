@@ -102,8 +102,10 @@ func fzCheckRender(t *testing.T, counter *ApproximateTokenCounter, msgs []*schem
 // fzCheckHeaders: in a message's transcript, the lines that begin with "["
 // are the renderer's own, one per line it starts (a tool message: one;
 // otherwise one for its texts, one per tool call and per attachment, or the
-// "<no content>" line), so no content can pose as a message. A summary's
-// own text is shown as it is (its lines are not content a tool controls).
+// "<no content>" line), so no content can pose as a message; and the
+// transcript's fast path writes what the Text option's slow path does. A
+// summary's own text is shown as it is (its lines are not content a tool
+// controls).
 func fzCheckHeaders(t *testing.T, msgs []*schema.Message) {
 	t.Helper()
 	for _, m := range msgs {
@@ -123,6 +125,9 @@ func fzCheckHeaders(t *testing.T, msgs []*schema.Message) {
 			want = max(texts+len(m.ToolCalls)+attachments, 1)
 		}
 		got := Transcript([]*schema.Message{m}, []int{0})
+		if ref := ReferenceTranscript([]*schema.Message{m}, []int{0}); ref != got {
+			t.Fatalf("the transcript differs from the reference rendering (Text: indentContinuation):\n%q\n%q", got, ref)
+		}
 		lines := 0
 		for line := range strings.SplitSeq(got, "\n") {
 			if strings.HasPrefix(line, "[") {

@@ -234,7 +234,11 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 			} else {
 				opts.writeText(w, text)
 			}
-			lineStart = strings.HasSuffix(text, "\n")
+			// An empty part leaves the line where it was: after one that
+			// ended a line, the next part still starts one.
+			if text != "" {
+				lineStart = strings.HasSuffix(text, "\n")
+			}
 		}
 		return
 	}
