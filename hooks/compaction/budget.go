@@ -139,7 +139,7 @@ func cutText(s string, n, limit int) string {
 	marker := cutMarker(n - head - tail)
 	valid := utf8.ValidString(s)
 	first := strings.TrimRight(s[:runeOffset(s, head, valid)], " ")
-	last := strings.TrimLeft(s[runeOffset(s, n-tail, valid):], " ")
+	last := strings.TrimLeft(s[tailOffset(s, n, tail, valid):], " ")
 	if !valid {
 		first, last = validUTF8(first), validUTF8(last)
 	}
@@ -168,6 +168,25 @@ func runeOffset(s string, k int, valid bool) int {
 		}
 	}
 	return len(s)
+}
+
+// tailOffset is runeOffset(s, n-k, valid) for s of n code points: where
+// its last k code points start. In valid UTF-8 they are counted back from
+// the end: counting forward read all of a long text byte by byte to keep
+// its last third, more than cutting it cost otherwise.
+func tailOffset(s string, n, k int, valid bool) int {
+	if !valid || k <= 0 || k > n {
+		return runeOffset(s, n-k, valid)
+	}
+	seen := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i]&0xC0 != 0x80 {
+			if seen++; seen == k {
+				return i
+			}
+		}
+	}
+	return 0
 }
 
 // validUTF8 is s with each invalid byte written as U+FFFD, so a cut part

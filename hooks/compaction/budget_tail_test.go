@@ -1,0 +1,32 @@
+package compaction
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestTailOffsetEqualsRuneOffset checks that counting a text's last code
+// points back from its end finds where counting forward does, for every
+// count from 0 to past the text's length, on ASCII, multi-byte and invalid
+// UTF-8 (which is counted forward) texts.
+func TestTailOffsetEqualsRuneOffset(t *testing.T) {
+	t.Parallel()
+	pool := []string{"a", " ", "\n", "é", "€", "😀", "\u0301", "ˆ", "\xff", "\xe2\x82", "z"}
+	r := rand.New(rand.NewPCG(19, 13))
+	for range 3000 {
+		var b strings.Builder
+		for range r.IntN(30) {
+			b.WriteString(pool[r.IntN(len(pool))])
+		}
+		s := b.String()
+		n := runeLen(s)
+		valid := utf8.ValidString(s)
+		for k := 0; k <= n+1; k++ {
+			if got, want := tailOffset(s, n, k, valid), runeOffset(s, n-k, valid); got != want {
+				t.Fatalf("tailOffset(%q, %d, %d, %v) = %d, want %d", s, n, k, valid, got, want)
+			}
+		}
+	}
+}
