@@ -489,7 +489,7 @@ func ledgerBlockOf(entries []ledgerEntry, dropped int) string {
 	b.WriteString(ledgerHeading)
 	for _, e := range entries {
 		b.WriteString("\n- ")
-		b.WriteString(spotlight.Mark(escapeSummaryTags(e.value)))
+		spotlight.WriteMark(&b, escapeSummaryTags(e.value))
 	}
 	if dropped > 0 {
 		b.WriteString(droppedNote(dropped))

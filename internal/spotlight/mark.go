@@ -82,6 +82,24 @@ func Datamark(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/4)
+	writeDatamark(&b, s)
+	return b.String()
+}
+
+// WriteMark writes Mark(s) to b, without building it: a caller writing many
+// marked texts into one block (the ledger) makes no string for each.
+func WriteMark(b *strings.Builder, s string) {
+	if !NeedsMark(s) {
+		b.WriteString(s)
+		return
+	}
+	b.WriteString(Open)
+	writeDatamark(b, s)
+	b.WriteString(Close)
+}
+
+// writeDatamark writes Datamark(s) to b for an s that needs marking.
+func writeDatamark(b *strings.Builder, s string) {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -100,7 +118,6 @@ func Datamark(s string) string {
 		}
 		i += size
 	}
-	return b.String()
 }
 
 // reserved are the code points a marked text may not hold as themselves.

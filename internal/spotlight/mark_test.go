@@ -184,3 +184,20 @@ func TestHasMarksAgreesWithContainsAny(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteMarkEqualsMark checks that WriteMark writes what Mark returns,
+// after text already in the builder, on random texts with white space,
+// marks, the escape and invalid bytes, and on texts that need no marking.
+func TestWriteMarkEqualsMark(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(21, 1))
+	for range 20000 {
+		s := randomText(r)
+		var b strings.Builder
+		b.WriteString("- ")
+		WriteMark(&b, s)
+		if got, want := b.String(), "- "+Mark(s); got != want {
+			t.Fatalf("WriteMark(%q) wrote %q, want %q", s, got, want)
+		}
+	}
+}
