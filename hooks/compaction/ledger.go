@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -414,7 +415,7 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 			}
 			units := before + runes[k]
 			if d := len(lost) - k; d > 0 {
-				units += runeLen(droppedNote(d))
+				units += droppedNoteRunes(d)
 			}
 			return ac.Tokens(Cost{Units: units}, 1), nil
 		}
@@ -499,7 +500,20 @@ func ledgerBlockOf(entries []ledgerEntry, dropped int) string {
 
 // droppedNote ends a block that left dropped entries out.
 func droppedNote(dropped int) string {
-	return fmt.Sprintf("\n(%d more dropped to fit the cap)", dropped)
+	return droppedBefore + strconv.Itoa(dropped) + droppedAfter
+}
+
+// The text of droppedNote around the count.
+const (
+	droppedBefore = "\n("
+	droppedAfter  = " more dropped to fit the cap)"
+)
+
+// droppedNoteRunes is runeLen(droppedNote(dropped)), without building the
+// note (fit measures one per probe): it is ASCII, one code point a byte.
+func droppedNoteRunes(dropped int) int {
+	var digits [20]byte
+	return len(droppedBefore) + len(strconv.AppendInt(digits[:0], int64(dropped), 10)) + len(droppedAfter)
 }
 
 // ledgerLineRunes is runeLen(ledgerLine(e)), without building the line when

@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -30,6 +31,20 @@ func TestLedgerBlockOfEqualsLines(t *testing.T) {
 		dropped := r.IntN(3)
 		if got, want := ledgerBlockOf(entries, dropped), ledgerBlock(lines, dropped); got != want {
 			t.Fatalf("ledgerBlockOf = %q, want %q", got, want)
+		}
+	}
+}
+
+// TestDroppedNoteRunes checks the note's length without building it
+// against the built note's, and the note against its old format.
+func TestDroppedNoteRunes(t *testing.T) {
+	t.Parallel()
+	for _, d := range []int{1, 9, 10, 99, 100, 12345, 1 << 40, -7, 0} {
+		if got, want := droppedNoteRunes(d), runeLen(droppedNote(d)); got != want {
+			t.Errorf("droppedNoteRunes(%d) = %d, want %d", d, got, want)
+		}
+		if got, want := droppedNote(d), fmt.Sprintf("\n(%d more dropped to fit the cap)", d); got != want {
+			t.Errorf("droppedNote(%d) = %q, want %q", d, got, want)
 		}
 	}
 }
