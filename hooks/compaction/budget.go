@@ -99,11 +99,11 @@ func (c *textCutter) text(s string) string {
 	if !c.track && (c.limit == 0 || len(s) <= c.limit) {
 		return s
 	}
-	n := runeLen(s)
+	n, valid := runeCount(s)
 	c.longest = max(c.longest, n)
 	if c.limit > 0 && n > c.limit && cutSaves(n, c.limit) {
 		c.cuts++
-		return cutText(s, n, c.limit)
+		return cutText(s, n, c.limit, valid)
 	}
 	return s
 }
@@ -133,11 +133,11 @@ func (c *textCutter) count() int {
 // limit code points in all, and says how much is missing between them. The
 // parts are sliced from s at code point boundaries, not decoded: a cut text
 // is read once, and decoding a long one into runes cost more than the rest
-// of its rendering. The result is valid UTF-8 whatever s is.
-func cutText(s string, n, limit int) string {
+// of its rendering. The result is valid UTF-8 whatever s is; valid says
+// whether s is (runeCount tells it with n).
+func cutText(s string, n, limit int, valid bool) string {
 	head, tail := limit*2/3, limit/3
 	marker := cutMarker(n - head - tail)
-	valid := utf8.ValidString(s)
 	first := strings.TrimRight(s[:runeOffset(s, head, valid)], " ")
 	last := strings.TrimLeft(s[tailOffset(s, n, tail, valid):], " ")
 	if !valid {

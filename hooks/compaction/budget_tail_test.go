@@ -30,3 +30,23 @@ func TestTailOffsetEqualsRuneOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestRuneCountReportsValidity checks runeCount's count and validity
+// against the standard library's on random texts of ASCII, multi-byte,
+// truncated and stray bytes, short and longer than its eight-byte steps.
+func TestRuneCountReportsValidity(t *testing.T) {
+	t.Parallel()
+	pool := []string{"a", "abcdefgh", " ", "é", "€", "😀", "\xff", "\xe2\x82", "\x80", "\xc3", "0123456789abcdef"}
+	r := rand.New(rand.NewPCG(23, 13))
+	for range 5000 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			b.WriteString(pool[r.IntN(len(pool))])
+		}
+		s := b.String()
+		n, valid := runeCount(s)
+		if n != utf8.RuneCountInString(s) || valid != utf8.ValidString(s) {
+			t.Fatalf("runeCount(%q) = %d, %v; want %d, %v", s, n, valid, utf8.RuneCountInString(s), utf8.ValidString(s))
+		}
+	}
+}

@@ -115,7 +115,7 @@ func TestCutTextKeepsHeadAndTailCodePoints(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			n := runeLen(tc.s)
-			got := cutText(tc.s, n, limit)
+			got := cutText(tc.s, n, limit, utf8.ValidString(tc.s))
 			if !utf8.ValidString(got) {
 				t.Fatalf("not valid UTF-8: %q", got)
 			}

@@ -141,6 +141,14 @@ func (t *runeTally) WriteString(s string) (int, error) {
 // text on its own, as the provider receives it (a JSON string each), not
 // the joined rendering.
 func runeLen(s string) int {
+	n, _ := runeCount(s)
+	return n
+}
+
+// runeCount is runeLen(s) and whether s is valid UTF-8, which it learns on
+// the way: a caller that needs both (cutting a long text) reads s once for
+// them instead of twice.
+func runeCount(s string) (int, bool) {
 	cont := 0
 	var high uint64
 	i := 0
@@ -164,9 +172,9 @@ func runeLen(s string) int {
 		}
 	}
 	if high != 0 && !utf8.ValidString(s) {
-		return utf8.RuneCountInString(s)
+		return utf8.RuneCountInString(s), false
 	}
-	return len(s) - cont
+	return len(s) - cont, true
 }
 
 const highBits = 0x8080808080808080
