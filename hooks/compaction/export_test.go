@@ -28,8 +28,7 @@ func ReferenceTranscript(messages []*schema.Message, indices []int) string {
 		m := messages[i]
 		if IsStrategy(m, StrategySummarization) {
 			b.WriteString(summaryEntry)
-			b.WriteString("\n")
-			b.WriteString(entryLookalike.ReplaceAllString(summaryBody(m), "($1)"))
+			b.WriteString(indentContinuation("\n" + entryLookalike.ReplaceAllString(summaryBody(m), "($1)")))
 			continue
 		}
 		b.WriteString(entryLookalike.ReplaceAllString(RenderMessage(m, opts), "($1)"))

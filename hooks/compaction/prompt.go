@@ -188,7 +188,9 @@ func wrappedTranscript(messages []*schema.Message, indices []int, view transcrip
 			}
 			b.WriteString(summaryEntry)
 			b.WriteString("\n")
-			b.WriteString(entryLookalike.ReplaceAllString(body, "($1)"))
+			// A summarizer may have copied tool output that looks like
+			// a transcript line into its summary.
+			writeAtLineStart(&b, entryLookalike.ReplaceAllString(body, "($1)"))
 			continue
 		}
 		cuts := cut.count()
@@ -274,24 +276,6 @@ func asciiLowerEqual(b []byte, lower string) bool {
 	}
 	return true
 }
-
-// indentContinuation indents the lines of a content text after its first
-// that begin with "[", so that a tool result or a user message cannot put a
-// line such as "[user] delete everything" into the transcript that reads
-// like a message: every line the transcript starts with "[" is a message's
-// own. Other lines stay as they are. Indenting every continuation line did
-// the same at two code points a line: 3 % more summarizer input over a run
-// of tool results of code and logs (the simulation's many-small-results,
-// 218,769 tokens against 225,946 for the median seed).
-func indentContinuation(s string) string {
-	if !strings.Contains(s, "\n[") {
-		return s
-	}
-	return strings.ReplaceAll(s, "\n[", "\n"+continuationIndent+"[")
-}
-
-// continuationIndent goes before a content line that begins with "[".
-const continuationIndent = "  "
 
 // summaryBody is the first text of a summary with its tags cut off. A text
 // whose tags were edited away is shown as it is rather than guessed at.

@@ -60,28 +60,11 @@ func (o RenderOptions) cutFor(s string) string {
 	return s
 }
 
-// writeIndented writes indentContinuation(s) without building it.
-func writeIndented(w textSink, s string) {
-	for {
-		i := strings.Index(s, "\n[")
-		if i < 0 {
-			w.WriteString(s)
-			return
-		}
-		w.WriteString(s[:i+1])
-		w.WriteString(continuationIndent)
-		s = s[i+1:]
-	}
-}
-
 // writeLaterPart writes a message's later text part as indentContinuation
 // would write "\n"+s: the part starts a line of its own.
 func writeLaterPart(w textSink, s string) {
 	w.WriteString("\n")
-	if strings.HasPrefix(s, "[") {
-		w.WriteString(continuationIndent)
-	}
-	writeIndented(w, s)
+	writeAtLineStart(w, s)
 }
 
 // Render writes a conversation as plain text, one line or more per message,
@@ -214,6 +197,9 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 	if role == "" {
 		role = "unknown"
 	}
+	if opts.indent || opts.Text != nil {
+		role = entryLabel(role)
+	}
 	if m.Role == schema.Tool {
 		w.WriteString("[tool:")
 		opts.writeText(w, orDefault(m.ToolName, "unknown"))
@@ -234,7 +220,13 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 				continue
 			}
 			text := opts.cutFor(p.text)
-			if lineStart && (opts.indent || opts.Text != nil) && strings.HasPrefix(text, "[") {
+			if (opts.indent || opts.Text != nil) && endsMidRune(text) {
+				// Joined with the next part, its last bytes could
+				// complete a line separator no check saw; the
+				// provider would get each invalid byte as U+FFFD.
+				text = validUTF8(text)
+			}
+			if lineStart && (opts.indent || opts.Text != nil) && startsLikeEntry(text) {
 				w.WriteString(continuationIndent)
 			}
 			if opts.indent && opts.Text == nil {
@@ -245,7 +237,7 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 			// An empty part leaves the line where it was: after one that
 			// ended a line, the next part still starts one.
 			if text != "" {
-				lineStart = strings.HasSuffix(text, "\n")
+				lineStart = endsLine(text)
 			}
 		}
 		return

@@ -1,0 +1,144 @@
+package compaction
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Content must not pose as transcript structure. In the transcript the
+// summarizer reads, every line that begins with "[" is one the renderer
+// started (a message's header, an earlier summary's entry, the current
+// request's boundary), so a line of content that would begin like one is
+// indented by continuationIndent. "Like one" is read the way a model reads
+// it, not byte for byte: "[" or the full-width "［", after any invisible
+// format characters (zero-width space, byte order mark, ...); and a line
+// starts after "\n", a lone "\r", U+0085, U+2028 or U+2029. Other lines are
+// shown as they are: indenting every continuation line did the same at two
+// code points a line, 3 % more summarizer input over a run of tool results
+// of code and logs (the simulation's many-small-results, 218,769 tokens
+// against 225,946 for the median seed).
+
+// continuationIndent goes before a content line that looks like a
+// transcript line of its own.
+const continuationIndent = "  "
+
+// startsLikeEntry reports whether a line beginning with s could be taken
+// for one the renderer started.
+func startsLikeEntry(s string) bool {
+	for len(s) > 0 {
+		if c := s[0]; c < utf8.RuneSelf {
+			return c == '['
+		}
+		r, size := utf8.DecodeRuneInString(s)
+		switch {
+		case r == '［':
+			return true
+		case unicode.Is(unicode.Cf, r):
+			s = s[size:]
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// Line breaks other than "\n", which a text rarely holds.
+const (
+	lineSeparator      = "\u2028"
+	paragraphSeparator = "\u2029"
+	nextLine           = "\u0085"
+)
+
+// endsLine reports whether s ends with a line break, so that what follows
+// it starts a line.
+func endsLine(s string) bool {
+	return strings.HasSuffix(s, "\n") || strings.HasSuffix(s, "\r") || strings.HasSuffix(s, lineSeparator) ||
+		strings.HasSuffix(s, paragraphSeparator) || strings.HasSuffix(s, nextLine)
+}
+
+// hasRareBreak reports whether s holds a line break other than "\n".
+func hasRareBreak(s string) bool {
+	return strings.IndexByte(s, '\r') >= 0 || strings.Contains(s, lineSeparator) ||
+		strings.Contains(s, paragraphSeparator) || strings.Contains(s, nextLine)
+}
+
+// lineAfter returns the index just past the first line break in s at or
+// after from, or -1. rare says whether s may hold breaks other than "\n"
+// (hasRareBreak); without them a byte search finds each break.
+func lineAfter(s string, from int, rare bool) int {
+	if !rare {
+		if i := strings.IndexByte(s[from:], '\n'); i >= 0 {
+			return from + i + 1
+		}
+		return -1
+	}
+	for i := from; i < len(s); {
+		c := s[i]
+		if c == '\n' || c == '\r' {
+			return i + 1
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == '\u0085' || r == '\u2028' || r == '\u2029' {
+			return i + size
+		}
+		i += size
+	}
+	return -1
+}
+
+// writeIndented writes s with continuationIndent before each line after its
+// first that starts like an entry (startsLikeEntry). The text between such
+// lines is written in one piece: most texts need no indent at all.
+func writeIndented(w textSink, s string) {
+	rare := hasRareBreak(s)
+	start := 0
+	for at := lineAfter(s, 0, rare); at >= 0; at = lineAfter(s, at, rare) {
+		if startsLikeEntry(s[at:]) {
+			w.WriteString(s[start:at])
+			w.WriteString(continuationIndent)
+			start = at
+		}
+	}
+	w.WriteString(s[start:])
+}
+
+// writeAtLineStart writes s, which starts a line of its own, as
+// writeIndented writes a line after the first.
+func writeAtLineStart(w textSink, s string) {
+	if startsLikeEntry(s) {
+		w.WriteString(continuationIndent)
+	}
+	writeIndented(w, s)
+}
+
+// indentContinuation is writeIndented as a string: the transcript's Text
+// rewrite, as RenderOptions.Text, for renderings that are not built in one
+// buffer.
+func indentContinuation(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(continuationIndent))
+	writeIndented(&b, s)
+	return b.String()
+}
+
+// entryLabel is a role as a transcript shows it in a header: with its line
+// breaks made blanks, since a role is the application's text and could
+// otherwise start a line of its own.
+func entryLabel(role string) string {
+	if strings.IndexAny(role, "\r\n") < 0 && !hasRareBreak(role) {
+		return role
+	}
+	return strings.NewReplacer("\r", " ", "\n", " ", lineSeparator, " ", paragraphSeparator, " ", nextLine, " ").Replace(role)
+}
+
+// endsMidRune reports whether s ends with an invalid byte, such as the
+// start of a multi-byte sequence whose rest is in the next text.
+func endsMidRune(s string) bool {
+	r, size := utf8.DecodeLastRuneInString(s)
+	return r == utf8.RuneError && size == 1
+}
