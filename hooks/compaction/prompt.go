@@ -223,7 +223,7 @@ func transcriptSizeHint(messages []*schema.Message, indices []int) int {
 	for _, i := range indices {
 		n += messageSizeHint(messages[i])
 	}
-	return n + n/32 // continuation lines are indented
+	return n + n/32 // room for headers and the odd indented line
 }
 
 // messageSizeHint is about the length of m's rendering, without the indent

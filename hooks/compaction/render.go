@@ -24,11 +24,11 @@ type RenderOptions struct {
 	// Text, when set, rewrites every piece of text that comes from the
 	// conversation (message texts, tool results, tool names, call ids and
 	// arguments) before it is written; role labels and placeholders are not
-	// passed through it. A text part after a
-	// message's first reaches it with the "\n" that separates it. Transcript uses it to
-	// indent the continuation lines that begin with "[", so content cannot
-	// start a line that looks like a message of its own. Nil writes text as
-	// it is.
+	// passed through it. A text part after a message's first reaches it
+	// with the "\n" that separates it. The transcript's rendering indents
+	// the continuation lines that begin like a transcript line (see
+	// lookalike.go), so content cannot start a line that looks like a
+	// message of its own. Nil writes text as it is.
 	Text func(string) string
 
 	// indent, with Text nil, writes text as indentContinuation would
@@ -210,8 +210,8 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 		w.WriteString("] ")
 		// A result's parts are joined with no separator, so a part that
 		// ends a line leaves the next one at the start of a line: there a
-		// transcript indents a part that begins with "[" as it would the
-		// same line inside one text.
+		// transcript indents a part that begins like a transcript line as
+		// it would the same line inside one text.
 		lineStart := false
 		for p := range contentParts(m) {
 			if !p.isText {
