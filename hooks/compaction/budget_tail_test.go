@@ -16,11 +16,7 @@ func TestTailOffsetEqualsRuneOffset(t *testing.T) {
 	pool := []string{"a", " ", "\n", "é", "€", "😀", "\u0301", "ˆ", "\xff", "\xe2\x82", "z"}
 	r := rand.New(rand.NewPCG(19, 13))
 	for range 3000 {
-		var b strings.Builder
-		for range r.IntN(30) {
-			b.WriteString(pool[r.IntN(len(pool))])
-		}
-		s := b.String()
+		s := randomText(r, pool, 30)
 		n := runeLen(s)
 		valid := utf8.ValidString(s)
 		for k := 0; k <= n+1; k++ {
@@ -39,14 +35,19 @@ func TestRuneCountReportsValidity(t *testing.T) {
 	pool := []string{"a", "abcdefgh", " ", "é", "€", "😀", "\xff", "\xe2\x82", "\x80", "\xc3", "0123456789abcdef"}
 	r := rand.New(rand.NewPCG(23, 13))
 	for range 5000 {
-		var b strings.Builder
-		for range r.IntN(40) {
-			b.WriteString(pool[r.IntN(len(pool))])
-		}
-		s := b.String()
+		s := randomText(r, pool, 40)
 		n, valid := runeCount(s)
 		if n != utf8.RuneCountInString(s) || valid != utf8.ValidString(s) {
 			t.Fatalf("runeCount(%q) = %d, %v; want %d, %v", s, n, valid, utf8.RuneCountInString(s), utf8.ValidString(s))
 		}
 	}
+}
+
+// randomText joins fewer than most pieces drawn from pool.
+func randomText(r *rand.Rand, pool []string, most int) string {
+	var b strings.Builder
+	for range r.IntN(most) {
+		b.WriteString(pool[r.IntN(len(pool))])
+	}
+	return b.String()
 }
