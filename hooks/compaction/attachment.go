@@ -73,13 +73,22 @@ func DescribeAttachment(a Attachment) string {
 		b.WriteString(pairs[k])
 	}
 	b.WriteString(">")
-	return lineBreaks.Replace(b.String())
+	return oneLine(b.String())
 }
 
-// lineBreaks keeps a placeholder on one line: names and metadata are the
+// oneLine keeps a placeholder on one line: names and metadata are the
 // sender's text, and a line break in them could start a transcript line that
-// reads like a message. Each break becomes one blank, so lengths stay put.
-var lineBreaks = strings.NewReplacer("\r", " ", "\n", " ")
+// reads like a message. Every break a model may honour counts (lookalike.go:
+// U+2028 in a file name started a line "[user] ..." once only "\r" and "\n"
+// were blanked). Each break becomes one blank, so the code points stay put.
+func oneLine(s string) string {
+	if strings.IndexByte(s, '\n') < 0 && !hasRareBreak(s) {
+		return s
+	}
+	return lineBreaks.Replace(s)
+}
+
+var lineBreaks = strings.NewReplacer("\r", " ", "\n", " ", lineSeparator, " ", paragraphSeparator, " ", nextLine, " ")
 
 func orDefault(s, def string) string {
 	if strings.TrimSpace(s) == "" {

@@ -129,12 +129,7 @@ func indentContinuation(s string) string {
 // entryLabel is a role as a transcript shows it in a header: with its line
 // breaks made blanks, since a role is the application's text and could
 // otherwise start a line of its own.
-func entryLabel(role string) string {
-	if strings.IndexAny(role, "\r\n") < 0 && !hasRareBreak(role) {
-		return role
-	}
-	return strings.NewReplacer("\r", " ", "\n", " ", lineSeparator, " ", paragraphSeparator, " ", nextLine, " ").Replace(role)
-}
+func entryLabel(role string) string { return oneLine(role) }
 
 // endsMidRune reports whether s ends with an invalid byte, such as the
 // start of a multi-byte sequence whose rest is in the next text.

@@ -162,7 +162,7 @@ func wrappedTranscript(messages []*schema.Message, indices []int, view transcrip
 	cut := view.cut
 	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, indent: true, cut: cut}
 	if cut != nil {
-		opts.Attachment = func(a Attachment) string { return lineBreaks.Replace(cut.text(DescribeAttachment(a))) }
+		opts.Attachment = func(a Attachment) string { return oneLine(cut.text(DescribeAttachment(a))) }
 	}
 	var b strings.Builder
 	b.Grow(transcriptSizeHint(messages, indices) + len(requestBoundary))
