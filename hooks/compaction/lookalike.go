@@ -50,11 +50,28 @@ const (
 	nextLine           = "\u0085"
 )
 
-// endsLine reports whether s ends with a line break, so that what follows
-// it starts a line.
-func endsLine(s string) bool {
-	return strings.HasSuffix(s, "\n") || strings.HasSuffix(s, "\r") || strings.HasSuffix(s, lineSeparator) ||
-		strings.HasSuffix(s, paragraphSeparator) || strings.HasSuffix(s, nextLine)
+// leavesLineStart reports whether what follows s starts a line as a model
+// reads it, given whether what followed the text before s did (atStart): s
+// ends with a line break and then nothing but invisible format characters,
+// or s is only such characters. A tool result's part of a zero-width space
+// alone, or one ending "\n\ufeff", left the next part's "[" at the start of
+// a line when only a trailing line break counted.
+func leavesLineStart(s string, atStart bool) bool {
+	for len(s) > 0 {
+		if c := s[len(s)-1]; c < utf8.RuneSelf {
+			return c == '\n' || c == '\r'
+		}
+		r, size := utf8.DecodeLastRuneInString(s)
+		switch {
+		case r == '\u0085' || r == '\u2028' || r == '\u2029':
+			return true
+		case unicode.Is(unicode.Cf, r):
+			s = s[:len(s)-size]
+		default:
+			return false
+		}
+	}
+	return atStart
 }
 
 // hasRareBreak reports whether s holds a line break other than "\n".

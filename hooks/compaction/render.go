@@ -234,11 +234,10 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 			} else {
 				opts.writeText(w, text)
 			}
-			// An empty part leaves the line where it was: after one that
-			// ended a line, the next part still starts one.
-			if text != "" {
-				lineStart = endsLine(text)
-			}
+			// An empty part, or one of invisible characters alone, leaves
+			// the line where it was: after one that ended a line, the next
+			// part still starts one as a model reads it.
+			lineStart = leavesLineStart(text, lineStart)
 		}
 		return
 	}
