@@ -75,46 +75,103 @@ func leavesLineStart(s string, atStart bool) bool {
 }
 
 // hasRareBreak reports whether s holds a line break other than "\n".
-func hasRareBreak(s string) bool {
-	return strings.IndexByte(s, '\r') >= 0 || strings.Contains(s, lineSeparator) ||
-		strings.Contains(s, paragraphSeparator) || strings.Contains(s, nextLine)
+func hasRareBreak(s string) bool { return rareBreaks(s) != 0 }
+
+// breakKinds are the line breaks a model may honour, "\n" first. Each is
+// searched for byte by byte: the lead byte of a multi-byte one never
+// continues a sequence, so a reader decodes the break wherever its bytes
+// stand, even after invalid bytes.
+var breakKinds = [...]string{"\n", "\r", nextLine, lineSeparator, paragraphSeparator}
+
+// rareBreaks is the set of breakKinds after the first that s holds, bit k
+// for breakKinds[k].
+func rareBreaks(s string) uint8 {
+	var set uint8
+	for k := 1; k < len(breakKinds); k++ {
+		if strings.Contains(s, breakKinds[k]) {
+			set |= 1 << k
+		}
+	}
+	return set
 }
 
-// lineAfter returns the index just past the first line break in s at or
-// after from, or -1. rare says whether s may hold breaks other than "\n"
-// (hasRareBreak); without them a byte search finds each break.
-func lineAfter(s string, from int, rare bool) int {
-	if !rare {
-		if i := strings.IndexByte(s[from:], '\n'); i >= 0 {
-			return from + i + 1
+// breakScanner finds the line breaks of a text in order. It keeps where
+// the next break of each kind is, so a kind is searched for again only once
+// it is passed: decoding a text rune by rune to find its breaks ran at
+// 0.44 GB/s on CJK text with "\r\n" line ends, against 11 GB/s for the
+// search of "\n[" the transcript made before it knew other breaks.
+type breakScanner struct {
+	s    string
+	next [len(breakKinds)]int // index of the next break of each kind, -1 for none left
+}
+
+// newBreakScanner scans s for the kinds of break rare holds (rareBreaks)
+// and "\n".
+func newBreakScanner(s string, rare uint8) breakScanner {
+	sc := breakScanner{s: s}
+	for k, sep := range breakKinds {
+		sc.next[k] = -1
+		if k == 0 || rare&(1<<k) != 0 {
+			sc.next[k] = strings.Index(s, sep)
 		}
-		return -1
 	}
-	for i := from; i < len(s); {
-		c := s[i]
-		if c == '\n' || c == '\r' {
-			return i + 1
-		}
-		if c < utf8.RuneSelf {
-			i++
+	return sc
+}
+
+// after returns the index just past the first line break at or after from,
+// or -1.
+func (sc *breakScanner) after(from int) int {
+	best, size := -1, 0
+	for k, sep := range breakKinds {
+		i := sc.next[k]
+		if i < 0 {
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == '\u0085' || r == '\u2028' || r == '\u2029' {
-			return i + size
+		if i < from {
+			if i = strings.Index(sc.s[from:], sep); i >= 0 {
+				i += from
+			}
+			sc.next[k] = i
+			if i < 0 {
+				continue
+			}
 		}
-		i += size
+		if best < 0 || i < best {
+			best, size = i, len(sep)
+		}
 	}
-	return -1
+	if best < 0 {
+		return -1
+	}
+	return best + size
 }
 
 // writeIndented writes s with continuationIndent before each line after its
 // first that starts like an entry (startsLikeEntry). The text between such
 // lines is written in one piece: most texts need no indent at all.
 func writeIndented(w textSink, s string) {
-	rare := hasRareBreak(s)
 	start := 0
-	for at := lineAfter(s, 0, rare); at >= 0; at = lineAfter(s, at, rare) {
+	rare := rareBreaks(s)
+	if rare == 0 {
+		// Only "\n": one byte search finds each line.
+		for from := 0; ; {
+			i := strings.IndexByte(s[from:], '\n')
+			if i < 0 {
+				break
+			}
+			at := from + i + 1
+			if startsLikeEntry(s[at:]) {
+				w.WriteString(s[start:at])
+				w.WriteString(continuationIndent)
+				start = at
+			}
+			from = at
+		}
+		w.WriteString(s[start:])
+		return
+	}
+	sc := newBreakScanner(s, rare)
+	for at := sc.after(0); at >= 0; at = sc.after(at) {
 		if startsLikeEntry(s[at:]) {
 			w.WriteString(s[start:at])
 			w.WriteString(continuationIndent)
