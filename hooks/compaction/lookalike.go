@@ -102,13 +102,17 @@ func rareBreaks(s string) uint8 {
 // search of "\n[" the transcript made before it knew other breaks.
 type breakScanner struct {
 	s    string
-	next [len(breakKinds)]int // index of the next break of each kind, -1 for none left
+	rare uint8                // rareBreaks(s); 0: "\n" alone, found by one byte search
+	next [len(breakKinds)]int // with rare: index of the next break of each kind, -1 for none left
 }
 
 // newBreakScanner scans s for the kinds of break rare holds (rareBreaks)
 // and "\n".
 func newBreakScanner(s string, rare uint8) breakScanner {
-	sc := breakScanner{s: s}
+	sc := breakScanner{s: s, rare: rare}
+	if rare == 0 {
+		return sc
+	}
 	for k, sep := range breakKinds {
 		sc.next[k] = -1
 		if k == 0 || rare&(1<<k) != 0 {
@@ -121,6 +125,12 @@ func newBreakScanner(s string, rare uint8) breakScanner {
 // after returns the index just past the first line break at or after from,
 // or -1.
 func (sc *breakScanner) after(from int) int {
+	if sc.rare == 0 {
+		if i := strings.IndexByte(sc.s[from:], '\n'); i >= 0 {
+			return from + i + 1
+		}
+		return -1
+	}
 	best, size := -1, 0
 	for k, sep := range breakKinds {
 		i := sc.next[k]
@@ -151,26 +161,7 @@ func (sc *breakScanner) after(from int) int {
 // lines is written in one piece: most texts need no indent at all.
 func writeIndented(w textSink, s string) {
 	start := 0
-	rare := rareBreaks(s)
-	if rare == 0 {
-		// Only "\n": one byte search finds each line.
-		for from := 0; ; {
-			i := strings.IndexByte(s[from:], '\n')
-			if i < 0 {
-				break
-			}
-			at := from + i + 1
-			if startsLikeEntry(s[at:]) {
-				w.WriteString(s[start:at])
-				w.WriteString(continuationIndent)
-				start = at
-			}
-			from = at
-		}
-		w.WriteString(s[start:])
-		return
-	}
-	sc := newBreakScanner(s, rare)
+	sc := newBreakScanner(s, rareBreaks(s))
 	for at := sc.after(0); at >= 0; at = sc.after(at) {
 		if startsLikeEntry(s[at:]) {
 			w.WriteString(s[start:at])
@@ -199,11 +190,6 @@ func indentContinuation(s string) string {
 	writeIndented(&b, s)
 	return b.String()
 }
-
-// entryLabel is a role as a transcript shows it in a header: with its line
-// breaks made blanks, since a role is the application's text and could
-// otherwise start a line of its own.
-func entryLabel(role string) string { return oneLine(role) }
 
 // endsMidRune reports whether s ends with an invalid byte, such as the
 // start of a multi-byte sequence whose rest is in the next text.

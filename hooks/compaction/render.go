@@ -42,15 +42,25 @@ type RenderOptions struct {
 
 // writeText writes a text that comes from the conversation, through Text.
 func (o RenderOptions) writeText(w textSink, s string) {
+	o.writeShown(w, o.cutFor(s))
+}
+
+// writeShown writes a text already cut (cutFor) as writeText would.
+func (o RenderOptions) writeShown(w textSink, s string) {
 	switch {
 	case o.Text != nil:
 		w.WriteString(o.Text(s))
 	case o.indent:
-		writeIndented(w, o.cutFor(s))
+		writeIndented(w, s)
 	default:
 		w.WriteString(s)
 	}
 }
+
+// transcript reports whether the options render a summarizer's transcript,
+// where content must not pose as transcript structure (lookalike.go), as
+// opposed to the counters' rendering.
+func (o RenderOptions) transcript() bool { return o.indent || o.Text != nil }
 
 // cutFor is s as the transcript shows it: cut when the options cut texts.
 func (o RenderOptions) cutFor(s string) string {
@@ -197,8 +207,8 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 	if role == "" {
 		role = "unknown"
 	}
-	if opts.indent || opts.Text != nil {
-		role = entryLabel(role)
+	if opts.transcript() {
+		role = oneLine(role) // the application's text: it must not break the header's line
 	}
 	if m.Role == schema.Tool {
 		w.WriteString("[tool:")
@@ -220,24 +230,22 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 				continue
 			}
 			text := opts.cutFor(p.text)
-			if (opts.indent || opts.Text != nil) && endsMidRune(text) {
-				// Joined with the next part, its last bytes could
-				// complete a line separator no check saw; the
-				// provider would get each invalid byte as U+FFFD.
-				text = validUTF8(text)
+			if opts.transcript() {
+				if endsMidRune(text) {
+					// Joined with the next part, its last bytes could
+					// complete a line separator no check saw; the
+					// provider would get each invalid byte as U+FFFD.
+					text = validUTF8(text)
+				}
+				if lineStart && startsLikeEntry(text) {
+					w.WriteString(continuationIndent)
+				}
+				// An empty part, or one of invisible characters alone,
+				// leaves the line where it was: after one that ended a
+				// line, the next part still starts one as a model reads it.
+				lineStart = leavesLineStart(text, lineStart)
 			}
-			if lineStart && (opts.indent || opts.Text != nil) && startsLikeEntry(text) {
-				w.WriteString(continuationIndent)
-			}
-			if opts.indent && opts.Text == nil {
-				writeIndented(w, text) // cut already
-			} else {
-				opts.writeText(w, text)
-			}
-			// An empty part, or one of invisible characters alone, leaves
-			// the line where it was: after one that ended a line, the next
-			// part still starts one as a model reads it.
-			lineStart = leavesLineStart(text, lineStart)
+			opts.writeShown(w, text)
 		}
 		return
 	}
