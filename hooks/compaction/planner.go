@@ -379,8 +379,8 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 	taskSums := summariesIn(messages, r.taskStart(), len(messages))
 	if sel, err := foldSummaries(taker, historySums); err != nil || sel != nil {
 		// Folding reads summaries again, which frees the least per token
-		// read; once summary sizes are known, the fold waits while the
-		// task's steps alone reach the target.
+		// read; when the planner plans ahead (plansAhead), the fold waits
+		// while the task's steps alone reach the target.
 		stepsSel, fits, serr := taker(eligible, 1)
 		if err == nil && serr == nil && stepsSel != nil && fits && c.plansAhead() {
 			return Plan{Tier: TierCurrentTaskSteps, Indices: stepsSel}, nil
