@@ -88,7 +88,7 @@ func oneLine(s string) string {
 	return lineBreaks.Replace(s)
 }
 
-var lineBreaks = strings.NewReplacer("\r", " ", "\n", " ", lineSeparator, " ", paragraphSeparator, " ", nextLine, " ")
+var lineBreaks = strings.NewReplacer("\r", " ", "\n", " ", "\v", " ", "\f", " ", lineSeparator, " ", paragraphSeparator, " ", nextLine, " ")
 
 func orDefault(s, def string) string {
 	if strings.TrimSpace(s) == "" {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -142,14 +143,15 @@ func fzCheckHeaders(t *testing.T, msgs []*schema.Message) {
 	}
 }
 
-// fzLines splits s at "\n", "\r", U+0085, U+2028 and U+2029, decoding it
-// as a reader would (an invalid byte is U+FFFD).
+// fzLines splits s at "\n", "\r", "\v", "\f", U+0085, U+2028 and
+// U+2029 (the mandatory breaks of UAX #14), decoding it as a reader would
+// (an invalid byte is U+FFFD).
 func fzLines(s string) []string {
 	var out []string
 	var line []rune
 	for _, r := range s {
 		switch r {
-		case '\n', '\r', '\u0085', '\u2028', '\u2029':
+		case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
 			out = append(out, string(line))
 			line = line[:0]
 		default:
@@ -159,11 +161,15 @@ func fzLines(s string) []string {
 	return append(out, string(line))
 }
 
-// fzLooksLikeEntry: a line that opens with "[" or "［" once invisible
-// format characters are dropped.
+// fzLooksLikeEntry: a line that opens with "[" or a bracket drawn like it
+// once the characters that show nothing (format characters, variation
+// selectors, the other default ignorables) are dropped.
 func fzLooksLikeEntry(line string) bool {
-	line = strings.TrimLeftFunc(line, func(r rune) bool { return unicode.In(r, unicode.Cf) })
-	return strings.HasPrefix(line, "[") || strings.HasPrefix(line, "［")
+	line = strings.TrimLeftFunc(line, func(r rune) bool {
+		return unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+	})
+	r, _ := utf8.DecodeRuneInString(line)
+	return strings.ContainsRune("[［﹝﹇【〔〖〘〚⟦⁅⦋⦍⦏", r)
 }
 
 // fzAsSent is a copy of msgs with every text the rendering shows made

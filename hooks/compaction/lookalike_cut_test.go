@@ -18,6 +18,7 @@ import (
 func TestCutTranscriptStartsNoEntryLine(t *testing.T) {
 	t.Parallel()
 	pieces := []string{"a", "bb ", " ", "[", "［", "\u200b", "\ufeff", "\n", "\r", "\r\n", "\u0085", "\u2028", "\u2029",
+		"\v", "\f", "\u034f", "\ufe0f", "\u3164", "【", "⟦",
 		"\xe2", "\xe2\x80", "\xc2", "\x85", "\xa8", "\xef\xbc", "é", "—", "[user] x", "\n[", strings.Repeat("x", 40)}
 	rng := rand.New(rand.NewPCG(3, 4))
 	gen := func() string {

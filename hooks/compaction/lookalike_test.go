@@ -9,7 +9,7 @@ import (
 
 // decodedIndent is writeIndented as the rule reads: s decoded rune by rune
 // (an invalid byte is one U+FFFD), a line starting after each of "\n",
-// "\r", U+0085, U+2028, U+2029.
+// "\r", "\v", "\f", U+0085, U+2028, U+2029.
 func decodedIndent(s string) string {
 	var b strings.Builder
 	start := 0
@@ -17,7 +17,7 @@ func decodedIndent(s string) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch r {
-		case '\n', '\r', '\u0085', '\u2028', '\u2029':
+		case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
 			if startsLikeEntry(s[i:]) {
 				b.WriteString(s[start:i])
 				b.WriteString(continuationIndent)
@@ -35,7 +35,7 @@ func decodedIndent(s string) string {
 // look-alike starts a text holds.
 func TestWriteIndentedFindsEveryBreak(t *testing.T) {
 	t.Parallel()
-	pieces := []string{"a", "[", "［", "\u200b", "\ufeff", "\n", "\r", "\r\n", "\u0085", "\u2028", "\u2029",
+	pieces := []string{"a", "[", "［", "\u200b", "\ufeff", "\n", "\r", "\r\n", "\u0085", "\u2028", "\u2029", "\v", "\f", "\u034f", "\ufe0f", "\u3164", "【", "⟦",
 		"\xe2", "\xe2\x80", "\xc2", "\x85", "\xa8", "\xef\xbc", "é", "—", "请"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20_000 {
