@@ -54,6 +54,13 @@ type HookConfig struct {
 	// for the compaction still running. A call may therefore exceed
 	// CompactAt up to the ceiling while the summary is being written, never
 	// the window.
+	//
+	// A preparation that fails (the compactor errs or declines, or returns
+	// a result the trigger would refuse) is started again, like a failed
+	// compaction at the trigger, once the conversation has grown by 10 % of
+	// ContextWindow since it started or 8 model calls have passed: the
+	// trigger then usually finds a summary ready after a transient error,
+	// and a dead summarizer costs one background call every few calls.
 	PrepareAt float64
 	// OnPrepared, when set, is called each time a compaction prepared in
 	// the background (PrepareAt) finishes, on the goroutine that ran it,

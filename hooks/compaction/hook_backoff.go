@@ -63,9 +63,16 @@ func (b *backoffs) holds(messages []*schema.Message, est, step, window int) bool
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e, ok := b.entries[key]
-	if !ok {
-		return false
-	}
+	return ok && e.holds(est, step, window)
+}
+
+// holds reports whether an attempt that did not apply at e still holds back
+// the next one at estimate est and step step: the conversation has grown by
+// less than backoffGrowth of the window and fewer than backoffSteps calls
+// have passed. A step below e's (a later run counting its steps from 0
+// again) is not held back.
+// Prepared compactions that fail follow the same rule (see prepare).
+func (e backoffEntry) holds(est, step, window int) bool {
 	grown := float64(est-e.estimate) >= backoffGrowth*float64(window)
 	return !grown && step-e.step < backoffSteps && step >= e.step
 }

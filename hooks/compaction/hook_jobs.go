@@ -43,7 +43,21 @@ type job struct {
 	result   []*schema.Message
 	err      error
 	duration time.Duration
+	// refused, for a prepared job, says its result is one usePrepared
+	// would refuse at the trigger whatever was appended meanwhile: it
+	// breaks tool-call pairing or is not smaller by the counter. Judged on
+	// the job's goroutine, so that prepare can tell a useless job at a
+	// glance (see failed).
+	refused bool
+	// cut says j.ctx had ended when the compactor returned (Close, the
+	// job's age limit): its outcome says nothing about the compactor.
+	cut bool
 }
+
+// failed reports whether the finished job j left nothing to apply: the
+// compactor failed, panicked or declined, or (prepared jobs) its result is
+// refused.
+func (j *job) failed() bool { return j.err != nil || j.result == nil || j.refused }
 
 // Bounds of what a hook keeps for prepared compactions, so that a server
 // holding thousands of conversations does not grow without limit. A job
@@ -173,9 +187,27 @@ func (h *CompactionHook) runJob(j *job) {
 			j.result, j.err = nil, fmt.Errorf("%w: compactor %s: %v", hooks.ErrHookPanic, h.kind, p)
 			j.duration = time.Since(j.started)
 		}
+		// Read before the deferred cancel above, which ends j.ctx in
+		// every case.
+		j.cut = j.ctx.Err() != nil
 	}()
 	j.result, j.err = h.compactor.Compact(j.ctx, j.snapshot, j.target, h.counter)
 	j.duration = time.Since(j.started)
+	if j.background && j.err == nil && j.result != nil {
+		j.refused = h.refused(j)
+	}
+}
+
+// refused reports whether the result of the finished job j breaks tool-call
+// pairing or is not smaller than its snapshot by the counter, the checks
+// usePrepared and apply make before applying it. A counter error leaves the
+// verdict to them.
+func (h *CompactionHook) refused(j *job) bool {
+	if newPairingFaults(j.snapshot, j.result) != nil {
+		return true
+	}
+	left, err := h.counter.Count(j.ctx, j.result, nil)
+	return err == nil && left >= j.tokens
 }
 
 func (js *jobSet) finished() {
@@ -283,6 +315,27 @@ func (js *jobSet) find(messages []*schema.Message, take bool, now time.Time) (fo
 		js.prepared[anchor] = kept
 	}
 	return found, expired
+}
+
+// remove takes j out of the prepared jobs. It returns false when j was no
+// longer there (a model call took it, or it expired or was pushed out).
+func (js *jobSet) remove(j *job) bool {
+	anchor := anchorOf(j.snapshot)
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	list := js.prepared[anchor]
+	i := slices.Index(list, j)
+	if i < 0 {
+		return false
+	}
+	list = slices.Delete(list, i, i+1)
+	if len(list) == 0 {
+		delete(js.prepared, anchor)
+	} else {
+		js.prepared[anchor] = list
+	}
+	js.count--
+	return true
 }
 
 // add registers a prepared job unless one for the same conversation exists

@@ -28,6 +28,11 @@ import (
 // the snapshot no longer matches; it compacts synchronously at the trigger,
 // and the unused job is dropped when it expires or is pushed out.
 //
+// A prepared job that failed (error, panic, declined, or a result the
+// trigger would refuse) is replaced by a new one under the backoff rule of
+// a failed synchronous compaction (see preparesAgain), so that one transient
+// summarizer error does not leave the trigger to compact synchronously.
+//
 // A prepared job runs on a ctx that keeps the values of the run that
 // started it but not its cancellation: when that run ends, the job goes on,
 // and a later run whose messages begin with the snapshot (the next Run of the
@@ -48,7 +53,10 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	found, expired := h.jobs.find(messages, false, now)
 	h.dropAll(ctx, expired, "it expired")
 	if found != nil {
-		return false
+		if !h.preparesAgain(found, est, state.StepCount) || !h.jobs.remove(found) {
+			return false
+		}
+		h.drop(ctx, found, "it failed; preparing again")
 	}
 	msgTokens, err := h.counter.Count(ctx, messages, nil)
 	if err != nil {
@@ -88,6 +96,25 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 			"target_tokens", target, "messages", len(messages))
 	}
 	return true
+}
+
+// preparesAgain reports whether the job j prepared for a conversation now
+// estimated at est, at step step, gives way to a new one. A job still
+// running or with a usable result is kept. A failed one (a summarizer error,
+// a declined or refused result) would otherwise stay until the trigger, which
+// then compacts synchronously and stalls the agent for a whole compaction,
+// the wait PrepareAt exists to avoid. It is replaced as a failed synchronous
+// compaction is retried (backoffEntry.holds): once the conversation has grown
+// by backoffGrowth of the window since its snapshot or backoffSteps calls
+// have passed since it started, so that a dead summarizer costs one
+// background call every few calls rather than one per call. A job whose ctx
+// ended before the compactor returned says nothing about the compactor and
+// is replaced at once.
+func (h *CompactionHook) preparesAgain(j *job, est, step int) bool {
+	if !isDone(j) || !j.failed() {
+		return false
+	}
+	return j.cut || !(backoffEntry{estimate: j.tokens + j.overhead, step: j.step}).holds(est, step, h.window)
 }
 
 // usePrepared applies the prepared compaction of State.Messages, waiting for
