@@ -193,12 +193,15 @@ func TestPlanFoldsHistorySummaryIntoShortTurns(t *testing.T) {
 // TestPlanDefersFoldWhileStepsSuffice: with summary sizes known, two history
 // summaries are not folded while the current task's steps alone reach the
 // target; a fresh compactor folds first, as the reference's tier order says.
+// The newer steps hold more than half the target, so the step that
+// suffices lies before the ones spared (recentShare).
 func TestPlanDefersFoldWhileStepsSuffice(t *testing.T) {
 	t.Parallel()
 	msgs := []*schema.Message{sys("rules"), summary(rep("first history ", 20), 4), summary(rep("second history ", 20), 4),
 		user("current task"),
-		call("c1"), result("c1", rep("first result ", 40)),
-		call("c2"), result("c2", "newest"),
+		call("c1"), result("c1", rep("first result ", 60)),
+		call("c2"), result("c2", rep("newer result ", 40)),
+		call("c3"), result("c3", rep("newest result ", 40)),
 	}
 	target := count(fc1, slices.Concat(msgs[:4], msgs[6:])...) + 40
 	tests := []struct {
@@ -245,5 +248,60 @@ func TestCompactStopsRatherThanOvershoot(t *testing.T) {
 	}
 	if !slices.Contains(out, msgs[5]) {
 		t.Error("the large step was summarized to close a small gap")
+	}
+}
+
+// TestPlanSparesRecentSteps: once the planner plans ahead, the newest steps
+// that hold half the target stay verbatim, beyond MinKeepSteps, when the
+// older steps and the task's earlier summary reach within 1/closeEnough of
+// the target; when they cannot, the round is planned without that floor and
+// takes the large recent step.
+func TestPlanSparesRecentSteps(t *testing.T) {
+	t.Parallel()
+	msgs := []*schema.Message{sys("rules"), user("current task"), summary(rep("earlier work ", 40), 4),
+		call("a1"), result("a1", rep("older result ", 30)),
+		call("a2"), result("a2", rep("older result ", 30)),
+		call("big"), result("big", rep("large recent output ", 60)),
+		call("n"), result("n", "newest"),
+	}
+	older := []int{2, 3, 4, 5, 6} // the summary and the two older steps
+	big := []int{7, 8}
+	all := count(fc1, msgs...)
+	withoutOlder := all - count(fc1, msgs[2], msgs[3], msgs[4], msgs[5], msgs[6])
+	tests := []struct {
+		name   string
+		target int
+		want   []int // what the plan must take
+		spared []int // what it must leave
+	}{
+		// The older part replaced by a 20-token summary lands 10 tokens
+		// above the target, within the band: the large step stays.
+		{"the older part reaches the band", withoutOlder + 20 - 10, older, big},
+		// Far below that, only the large step can get there.
+		{"only the large step reaches", withoutOlder / 3, big, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.target/2 > count(fc1, msgs[7:]...) || tc.target/2 <= count(fc1, msgs[9:]...) {
+				t.Fatalf("fixture: half the target (%d) must hold the large step and the newest", tc.target/2)
+			}
+			c, _, _ := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(20)})
+			c.sizes.observe(400, 20)
+			p, err := c.Plan(context.Background(), msgs, tc.target, fc1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, i := range tc.want {
+				if !slices.Contains(p.Indices, i) {
+					t.Errorf("plan %+v does not take message %d", p, i)
+				}
+			}
+			for _, i := range tc.spared {
+				if slices.Contains(p.Indices, i) {
+					t.Errorf("plan %+v takes message %d, one of the newest steps", p, i)
+				}
+			}
+		})
 	}
 }
