@@ -193,7 +193,7 @@ func TestPlanFoldsHistorySummaryIntoShortTurns(t *testing.T) {
 // TestPlanDefersFoldWhileStepsSuffice: with summary sizes known, two history
 // summaries are not folded while the current task's steps alone reach the
 // target; a fresh compactor folds first, as the reference's tier order says.
-// The newer steps hold more than half the target, so the step that
+// The newer steps hold more than a third of the target, so the step that
 // suffices lies before the ones spared (recentShare).
 func TestPlanDefersFoldWhileStepsSuffice(t *testing.T) {
 	t.Parallel()
@@ -252,7 +252,7 @@ func TestCompactStopsRatherThanOvershoot(t *testing.T) {
 }
 
 // TestPlanSparesRecentSteps: once the planner plans ahead, the newest steps
-// that hold half the target stay verbatim, beyond MinKeepSteps, when the
+// that hold a third of the target stay verbatim, beyond MinKeepSteps, when the
 // older steps and the task's earlier summary reach within 1/closeEnough of
 // the target; when they cannot, the round is planned without that floor and
 // takes the large recent step.
@@ -283,8 +283,8 @@ func TestPlanSparesRecentSteps(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if tc.target/2 > count(fc1, msgs[7:]...) || tc.target/2 <= count(fc1, msgs[9:]...) {
-				t.Fatalf("fixture: half the target (%d) must hold the large step and the newest", tc.target/2)
+			if floor := tc.target / recentShare; floor > count(fc1, msgs[7:]...) || floor <= count(fc1, msgs[9:]...) {
+				t.Fatalf("fixture: the spared share of the target (%d) must reach into the large step, not stop at the newest", floor)
 			}
 			c, _, _ := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(20)})
 			c.sizes.observe(400, 20)
