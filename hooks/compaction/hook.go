@@ -25,7 +25,9 @@ type HookConfig struct {
 	// Default 0.7.
 	CompactAt float64
 	// CompactTo is the fraction of ContextWindow compaction aims for.
-	// Default 0.4. After defaults, 0 < CompactTo < CompactAt <= 1.
+	// Default 0.4. After defaults, 0 < CompactTo < CompactAt <= 1. When it
+	// lies within 1/13 below CompactAt, the hook aims a little lower, just
+	// under 12/13 of CompactAt (see Thresholds).
 	CompactTo float64
 	// TokenCounter measures messages locally and is handed to the compactor.
 	// Default: an ApproximateTokenCounter with default settings.
@@ -185,9 +187,22 @@ func (h *CompactionHook) ceiling() float64 {
 }
 
 // Thresholds returns the trigger and target sizes in tokens before overhead:
-// ContextWindow*CompactAt and ContextWindow*CompactTo.
+// ContextWindow*CompactAt, and ContextWindow*CompactTo or, when that lies
+// within 1/13 below the trigger, the largest target whose band stays below
+// the trigger (bandBelow).
 func (h *CompactionHook) Thresholds() (trigger float64, target int) {
-	return float64(h.window) * h.at, int(float64(h.window) * h.to)
+	trigger = float64(h.window) * h.at
+	return trigger, min(int(float64(h.window)*h.to), bandBelow(trigger))
+}
+
+// bandBelow is the largest target whose band above it stays below trigger.
+// A SummarizationCompactor stops once within target/closeEnough above its
+// target, and plans a round into that band to spare the newest steps
+// (recentShare). With CompactTo that close to CompactAt, such a compaction
+// left the call at the trigger, so the next call compacted again, or above
+// the window when CompactAt is 1 (TestHookBandBelowTrigger).
+func bandBelow(trigger float64) int {
+	return int(math.Ceil(trigger*closeEnough/(closeEnough+1))) - 1
 }
 
 // Run implements hooks.Hook.
