@@ -320,9 +320,14 @@ func (js *jobSet) find(messages []*schema.Message, take bool, now time.Time) (fo
 // remove takes j out of the prepared jobs. It returns false when j was no
 // longer there (a model call took it, or it expired or was pushed out).
 func (js *jobSet) remove(j *job) bool {
-	anchor := anchorOf(j.snapshot)
 	js.mu.Lock()
 	defer js.mu.Unlock()
+	return js.removeLocked(j)
+}
+
+// removeLocked is remove with js.mu held.
+func (js *jobSet) removeLocked(j *job) bool {
+	anchor := anchorOf(j.snapshot)
 	list := js.prepared[anchor]
 	i := slices.Index(list, j)
 	if i < 0 {
@@ -405,17 +410,7 @@ func (js *jobSet) oldestFinishedLocked() *job {
 	if oldest == nil {
 		return nil
 	}
-	anchor := anchorOf(oldest.snapshot)
-	list := js.prepared[anchor]
-	if i := slices.Index(list, oldest); i >= 0 {
-		list = slices.Delete(list, i, i+1)
-	}
-	if len(list) == 0 {
-		delete(js.prepared, anchor)
-	} else {
-		js.prepared[anchor] = list
-	}
-	js.count--
+	js.removeLocked(oldest)
 	return oldest
 }
 
