@@ -348,8 +348,12 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 		if err != nil || !bound {
 			return p, err
 		}
-		if ok, err := c.reaches(ctx, messages, p, target, counter); err != nil || ok {
-			return p, err
+		ok, err := c.reaches(ctx, messages, p, target, counter)
+		if err != nil {
+			return Plan{}, err
+		}
+		if ok {
+			return p, nil
 		}
 	}
 	p, _, err := c.planKeeping(ctx, messages, target, counter, refused, 0)
