@@ -45,7 +45,9 @@ type SummarizationConfig struct {
 	// ChatModel writes the summaries. Required.
 	ChatModel model.BaseChatModel
 	// MinKeepSteps is how many of the newest agent steps of the current task
-	// are never summarized. Default 1; must be >= 0.
+	// are never summarized. Default 1; must be >= 0. Beyond them, a round
+	// also spares the newest steps that hold a third of the target when it
+	// can get near the target without them (see Plan).
 	MinKeepSteps *int
 	// ApproximateSummaryTokens is the size a summary is expected to have
 	// until the compactor has seen its summarizer's replies; from then on
