@@ -121,8 +121,9 @@ var (
 
 // NewCompactionHook validates cfg, applies its defaults and returns the hook.
 // Errors name the offending field and its value. A target
-// (ContextWindow*CompactTo) at or below the floor of a compactor that
-// implements SizeFloor is rejected too, since every call would compact again.
+// (ContextWindow*CompactTo, or the lower one Thresholds aims for) at or below
+// the floor of a compactor that implements SizeFloor is rejected too, since
+// every call would compact again.
 func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("compaction: nil HookConfig")
@@ -146,7 +147,7 @@ func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, err
 	if p := cfg.PrepareAt; p != 0 && (!(to < p && p < at) || math.IsNaN(p)) {
 		return nil, fmt.Errorf("compaction: HookConfig needs CompactTo < PrepareAt < CompactAt (or PrepareAt 0: off), got PrepareAt=%v CompactAt=%v CompactTo=%v", p, at, to)
 	}
-	if err := checkFloor(cfg.Compactor, cfg.ContextWindow, to); err != nil {
+	if err := checkFloor(cfg.Compactor, cfg.ContextWindow, at, to); err != nil {
 		return nil, err
 	}
 	counter := cfg.TokenCounter

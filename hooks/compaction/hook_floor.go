@@ -50,19 +50,26 @@ func (p *Pipeline) MinimumTokens() int {
 }
 
 // checkFloor rejects a hook configuration whose target cannot clear the
-// compactor's floor.
-func checkFloor(c Compactor, window int, to float64) error {
+// compactor's floor. The target is the one the hook aims for (Thresholds),
+// which lies below ContextWindow*CompactTo when CompactTo is close to
+// CompactAt: a floor between the two would leave every call compacting.
+func checkFloor(c Compactor, window int, at, to float64) error {
 	f, ok := c.(SizeFloor)
 	if !ok {
 		return nil
 	}
-	floor, target := f.MinimumTokens(), int(float64(window)*to)
+	raw := int(float64(window) * to)
+	floor, target := f.MinimumTokens(), min(raw, bandBelow(float64(window)*at))
 	if floor <= 0 || floor < target {
 		return nil
 	}
-	return fmt.Errorf("compaction: HookConfig.ContextWindow*CompactTo = %d*%v = %d tokens is not above the %d-token floor of %T "+
+	lowered := ""
+	if target < raw {
+		lowered = fmt.Sprintf(", lowered to %d so that it stays below CompactAt (see CompactionHook.Thresholds),", target)
+	}
+	return fmt.Errorf("compaction: HookConfig.ContextWindow*CompactTo = %d*%v = %d tokens%s is not above the %d-token floor of %T "+
 		"(for a SummarizationCompactor, SummarizationConfig.ApproximateSummaryTokens): every model call would compact again; "+
-		"raise ContextWindow or CompactTo, or lower the floor", window, to, target, floor, c)
+		"raise ContextWindow or CompactTo, or lower the floor", window, to, raw, lowered, floor, c)
 }
 
 // warnFixedPart logs a warning when the leading system messages and the tool

@@ -124,3 +124,36 @@ func TestHookWarnsWhenFixedPartExceedsTarget(t *testing.T) {
 		})
 	}
 }
+
+// TestHookFloorChecksLoweredTarget: the floor is checked against the target
+// the hook aims for, which Thresholds lowers when CompactTo lies close to
+// CompactAt (bandBelow), not against ContextWindow*CompactTo: at CompactAt 1
+// and CompactTo 0.99 of 1000 tokens the hook aims for 923, and a floor of 950
+// leaves every call compacting again.
+func TestHookFloorChecksLoweredTarget(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		floor   int
+		wantErr string // "" accepts
+	}{
+		{"floor under the lowered target", 900, ""},
+		{"floor between the lowered target and CompactTo's", 950, "lowered to 923"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: flFixedFloor(tc.floor), ContextWindow: 1000,
+				CompactAt: 1, CompactTo: 0.99})
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("rejected a workable configuration: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want it to contain %q", err, tc.wantErr)
+			}
+		})
+	}
+}
