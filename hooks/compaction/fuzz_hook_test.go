@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +22,10 @@ func FuzzHook(f *testing.F) {
 	f.Add([]byte("\x02\x03\x03\x05\x00\x07\x04\x04"), []byte{}, uint16(300), uint8(70), uint8(50), uint8(0))
 	f.Add([]byte("\x01\x00\x02\x00\x03\x03\x01\x04\x04\x02\x06\x06"), []byte{fzError, fzOK}, uint16(120), uint8(90), uint8(20), uint8(0x35))
 	f.Add([]byte("\x00\x07\x09\x00\x03\x08\x05\x01\x03\x03\x03"), []byte{fzHuge}, uint16(2000), uint8(10), uint8(99), uint8(0xff))
+	// CompactTo close to CompactAt: the hook aims lower (Thresholds), and
+	// a floor of 7 between that target (7) and ContextWindow*CompactTo (8)
+	// is rejected.
+	f.Add([]byte("\x02\x03\x03\x05"), []byte{}, uint16(16), uint8(49), uint8(98), uint8(6<<5))
 	f.Fuzz(func(t *testing.T, conv, script []byte, window uint16, at, to uint8, knobs uint8) {
 		defer fzWatchdog(20 * time.Second)()
 		ctx := context.Background()
@@ -41,7 +46,11 @@ func FuzzHook(f *testing.F) {
 		h, err := NewCompactionHook(ctx, &HookConfig{Compactor: c, ContextWindow: 1 + int(window), CompactAt: compactAt, CompactTo: compactTo,
 			TokenCounter: fc4, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
-			if target := int(float64(1+int(window)) * compactTo); 1+int(knobs>>5) < target || !strings.Contains(err.Error(), "floor") {
+			// The target the hook aims for: CompactTo's, or below 12/13 of
+			// the trigger so that the band above it (1/12) stays below it.
+			w := float64(1 + int(window))
+			target := min(int(w*compactTo), int(math.Ceil(w*compactAt*12/13))-1)
+			if 1+int(knobs>>5) < target || !strings.Contains(err.Error(), "floor") {
 				t.Fatalf("a workable configuration was rejected (target %d): %v", target, err)
 			}
 			return
