@@ -44,13 +44,17 @@ func startsLikeEntry(s string) bool {
 	return false
 }
 
-// invisible reports whether r shows nothing where it stands: Unicode's
+// invisible reports whether r may show nothing where it stands: Unicode's
 // default ignorable code points as far as the unicode package has them,
 // that is format characters (zero-width space, byte order mark, bidi
 // controls), variation selectors and the other ignorables (the combining
 // grapheme joiner U+034F, the Hangul fillers U+115F, U+1160, U+3164,
 // U+FFA0). A line that opens with any of them and then "[" reads as one
-// that opens with "[".
+// that opens with "[". All format characters count, also the few that are
+// drawn (the Arabic number sign U+0600 and the other prepended
+// concatenation marks): a line opening with one is indented without need,
+// which costs two spaces, where missing an invisible one lets a line pass
+// for a message.
 func invisible(r rune) bool {
 	return unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
 }

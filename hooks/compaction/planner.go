@@ -786,7 +786,9 @@ func (c *SummarizationCompactor) plansAhead() bool {
 
 // newestHolding returns the number of steps before the newest ones that
 // together hold at least recent tokens: steps[k:] hold that much, and
-// steps[k+1:] do not.
+// steps[k+1:] do not. When all of them hold less, it returns 0: every step
+// is spared, and plan falls back to the round without the floor unless the
+// rest reaches the band.
 func newestHolding(rest *remainder, steps [][]int, recent int) (int, error) {
 	held := 0
 	for k := len(steps) - 1; k >= 0; k-- {
