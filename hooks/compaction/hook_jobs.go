@@ -173,7 +173,7 @@ func (h *CompactionHook) preparedDone(j *job) {
 			h.log.ErrorContext(j.values, "compaction: HookConfig.OnPrepared panicked", "prepared_at_step", j.step, "panic", fmt.Sprint(p))
 		}
 	}()
-	h.onPrepared(j.values, PreparedDone{Step: j.step, Duration: j.duration, Err: j.err, Declined: j.err == nil && j.result == nil})
+	h.onPrepared(j.values, PreparedDone{Step: j.step, Duration: j.duration, Err: j.err, Declined: j.err == nil && j.result == nil, Refused: j.refused})
 }
 
 // runJob calls the compactor and publishes its outcome by closing j.done.

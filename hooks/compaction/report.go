@@ -67,6 +67,11 @@ type PreparedDone struct {
 	Duration time.Duration // time spent in the compactor
 	Err      error         // the compactor's error, if any
 	Declined bool          // the compactor found nothing to compact
+	// Refused says the compactor's result will not be applied: it breaks
+	// tool-call pairing or is not smaller by the counter. Like a failure,
+	// it is prepared again once the conversation has grown (see
+	// HookConfig.PrepareAt).
+	Refused bool
 }
 
 // Saved is how many tokens the compaction removed, by the counter.
