@@ -47,26 +47,34 @@ func TestHookRejectsTargetBelowCompactorFloor(t *testing.T) {
 		c       Compactor
 		window  int
 		to      float64
-		wantErr string // "" accepts
+		wantErr string  // "" accepts
+		at      float64 // 0: the default CompactAt
 	}{
 		// 2000*0.4 = 800 tokens of target.
-		{"summary as big as the target", summarizer(new(800)), 2000, 0.4, "2000*0.4 = 800 tokens is not above the 800-token floor"},
-		{"summary just under the target", summarizer(new(799)), 2000, 0.4, ""},
-		{"default estimate in a 2000-token window", summarizer(nil), 2000, 0, ""},
-		{"default estimate, 150-token window (target 60, floor 64)", summarizer(nil), 150, 0, "64-token floor"},
-		{"default summary, 4096 window", summarizer(nil), 4096, 0, ""},
-		{"CompactTo names the clash", summarizer(new(100)), 1000, 0.1, "ContextWindow*CompactTo = 1000*0.1 = 100 tokens"},
-		{"pipeline of summarizers takes the lowest floor", mustPipe(summarizer(new(900)), summarizer(new(700))), 2000, 0.4, ""},
-		{"pipeline whose floors all clash", mustPipe(summarizer(new(900)), summarizer(new(800))), 2000, 0.4, "800-token floor"},
-		{"a stage without a floor may reach the target alone", mustPipe(pruning, summarizer(new(5000))), 2000, 0.4, ""},
-		{"custom compactor floor", flFixedFloor(50), 100, 0.5, "50-token floor of compaction.flFixedFloor"},
-		{"zero floor", flFixedFloor(0), 10, 0.1, ""},
-		{"no floor interface", &hookRecorder{}, 10, 0.1, ""},
+		{"summary as big as the target", summarizer(new(800)), 2000, 0.4, "2000*0.4 = 800 tokens is not above the 800-token floor", 0},
+		{"summary just under the target", summarizer(new(799)), 2000, 0.4, "", 0},
+		{"default estimate in a 2000-token window", summarizer(nil), 2000, 0, "", 0},
+		{"default estimate, 150-token window (target 60, floor 64)", summarizer(nil), 150, 0, "64-token floor", 0},
+		{"default summary, 4096 window", summarizer(nil), 4096, 0, "", 0},
+		{"CompactTo names the clash", summarizer(new(100)), 1000, 0.1, "ContextWindow*CompactTo = 1000*0.1 = 100 tokens", 0},
+		{"pipeline of summarizers takes the lowest floor", mustPipe(summarizer(new(900)), summarizer(new(700))), 2000, 0.4, "", 0},
+		{"pipeline whose floors all clash", mustPipe(summarizer(new(900)), summarizer(new(800))), 2000, 0.4, "800-token floor", 0},
+		{"a stage without a floor may reach the target alone", mustPipe(pruning, summarizer(new(5000))), 2000, 0.4, "", 0},
+		{"custom compactor floor", flFixedFloor(50), 100, 0.5, "50-token floor of compaction.flFixedFloor", 0},
+		{"zero floor", flFixedFloor(0), 10, 0.1, "", 0},
+		{"no floor interface", &hookRecorder{}, 10, 0.1, "", 0},
+		// The floor is checked against the target the hook aims for, which
+		// Thresholds lowers when CompactTo lies close to CompactAt
+		// (bandBelow), not against ContextWindow*CompactTo: at CompactAt 1
+		// and CompactTo 0.99 of 1000 tokens the hook aims for 923, and a
+		// floor of 950 leaves every call compacting again.
+		{"floor under the lowered target", flFixedFloor(900), 1000, 0.99, "", 1},
+		{"floor between the lowered target and CompactTo's", flFixedFloor(950), 1000, 0.99, "lowered to 923", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: tc.c, ContextWindow: tc.window, CompactTo: tc.to})
+			_, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: tc.c, ContextWindow: tc.window, CompactAt: tc.at, CompactTo: tc.to})
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("rejected a workable configuration: %v", err)
@@ -120,39 +128,6 @@ func TestHookWarnsWhenFixedPartExceedsTarget(t *testing.T) {
 			}
 			if got := strings.Contains(logs.String(), "alone reach the compaction target"); got != tc.warn {
 				t.Errorf("warned = %v, want %v:\n%s", got, tc.warn, logs.String())
-			}
-		})
-	}
-}
-
-// TestHookFloorChecksLoweredTarget: the floor is checked against the target
-// the hook aims for, which Thresholds lowers when CompactTo lies close to
-// CompactAt (bandBelow), not against ContextWindow*CompactTo: at CompactAt 1
-// and CompactTo 0.99 of 1000 tokens the hook aims for 923, and a floor of 950
-// leaves every call compacting again.
-func TestHookFloorChecksLoweredTarget(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		floor   int
-		wantErr string // "" accepts
-	}{
-		{"floor under the lowered target", 900, ""},
-		{"floor between the lowered target and CompactTo's", 950, "lowered to 923"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: flFixedFloor(tc.floor), ContextWindow: 1000,
-				CompactAt: 1, CompactTo: 0.99})
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatalf("rejected a workable configuration: %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("error %v, want it to contain %q", err, tc.wantErr)
 			}
 		})
 	}
