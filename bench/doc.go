@@ -9,6 +9,8 @@
 // and the simulation itself (Simulate), which replays scripted tool-using
 // trajectories through both strategies and reports what each one cost.
 //
-// Nothing here calls the network or sleeps: latency is accounted, not waited
-// for, so the numbers are reproducible on any machine.
+// Nothing here leaves the process or sleeps: latency is accounted, not
+// waited for, so the numbers are reproducible on any machine. The one
+// benchmark that goes through the eino-ext OpenAI client
+// (BenchmarkCompactHTTP) talks to a loopback server of its own.
 package bench

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
 	einosum "github.com/cloudwego/eino/adk/middlewares/summarization"
 	"github.com/cloudwego/eino/schema"
 
@@ -87,6 +88,12 @@ func fixtureEino(tb testing.TB, trigger int) adk.ChatModelAgentMiddleware {
 
 // fixtureEinoWith is fixtureEino with the given summarizer.
 func fixtureEinoWith(tb testing.TB, trigger int, sum *Summarizer) adk.ChatModelAgentMiddleware {
+	tb.Helper()
+	return fixtureEinoModel(tb, trigger, sum)
+}
+
+// fixtureEinoModel is fixtureEino with the given chat model as summarizer.
+func fixtureEinoModel(tb testing.TB, trigger int, sum model.BaseChatModel) adk.ChatModelAgentMiddleware {
 	tb.Helper()
 	mw, err := einosum.New(context.Background(), &einosum.Config{
 		Model:   sum,
