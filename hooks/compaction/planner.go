@@ -343,12 +343,15 @@ func summariesIn(messages []*schema.Message, from, to int) []int {
 }
 
 func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Message, target int, counter TokenCounter, refused refusals) (Plan, error) {
+	// One remainder serves every planning of the round: with an
+	// AdditiveCounter it measures each message once.
+	rest := newRemainder(ctx, messages, counter)
 	if c.plansAhead() {
-		p, bound, err := c.planKeeping(ctx, messages, target, counter, refused, target/recentShare)
+		p, bound, err := c.planKeeping(rest, target, refused, target/recentShare)
 		if err != nil || !bound {
 			return p, err
 		}
-		ok, err := c.reaches(ctx, messages, p, target, counter)
+		ok, err := c.reaches(rest, p, target)
 		if err != nil {
 			return Plan{}, err
 		}
@@ -356,7 +359,7 @@ func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Me
 			return p, nil
 		}
 	}
-	p, _, err := c.planKeeping(ctx, messages, target, counter, refused, 0)
+	p, _, err := c.planKeeping(rest, target, refused, 0)
 	return p, err
 }
 
@@ -378,11 +381,11 @@ const recentShare = 3
 
 // reaches reports whether plan is expected to bring messages within the
 // band above target that a compaction accepts (closeEnough).
-func (c *SummarizationCompactor) reaches(ctx context.Context, messages []*schema.Message, plan Plan, target int, counter TokenCounter) (bool, error) {
+func (c *SummarizationCompactor) reaches(rest *remainder, plan Plan, target int) (bool, error) {
 	if plan.Empty() {
 		return false, nil
 	}
-	rest := newRemainder(ctx, messages, counter)
+	rest.reset()
 	input, err := rest.groupTokens(plan.Indices)
 	if err != nil {
 		return false, err
@@ -397,7 +400,8 @@ func (c *SummarizationCompactor) reaches(ctx context.Context, messages []*schema
 // planKeeping is plan with the newest current-task steps that hold at
 // least recent tokens spared, besides the newest MinKeepSteps; bound
 // reports whether that spared more than MinKeepSteps does.
-func (c *SummarizationCompactor) planKeeping(ctx context.Context, messages []*schema.Message, target int, counter TokenCounter, refused refusals, recent int) (p Plan, bound bool, err error) {
+func (c *SummarizationCompactor) planKeeping(rest *remainder, target int, refused refusals, recent int) (p Plan, bound bool, err error) {
+	messages := rest.messages
 	r := planRegionsOf(messages)
 	seq := make([]int, len(messages))
 	for i := range seq {
@@ -409,7 +413,6 @@ func (c *SummarizationCompactor) planKeeping(ctx context.Context, messages []*sc
 	// instruction, a summary's fixed part and the summaries it folds
 	// again. Planning for the middle of the band read 2 % less per
 	// compaction and 1 % more over a run (docs/benchmarks.md).
-	rest := newRemainder(ctx, messages, counter)
 	// Each tier measures from the whole conversation: a tier skipped
 	// because it could not pay leaves nothing taken.
 	taker := func(groups [][]int, least int) ([]int, bool, error) {
