@@ -310,7 +310,7 @@ func (h *CompactionHook) compactNow(ctx context.Context, state *hooks.State, r *
 	if err != nil || compacted == nil {
 		return err
 	}
-	return withCtxErr(ctx, h.apply(ctx, state, messages, compacted, j.tokens, r))
+	return withCtxErr(ctx, h.apply(ctx, state, messages, compacted, j.tokens, 0, r))
 }
 
 // compact runs j and waits for it, or for ctx to end: a compactor that
@@ -368,8 +368,9 @@ func (h *CompactionHook) checked(ctx context.Context, j *job, r *Report) ([]*sch
 
 // apply swaps the compacted conversation into state, keeping any messages
 // appended since snapshot was taken (see mergeAppended), and rewrites
-// ContextTokens to match it. before is the counter's size of snapshot.
-func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot, result []*schema.Message, before int, r *Report) error {
+// ContextTokens to match it. before is the counter's size of snapshot,
+// left that of result when already measured (0: not measured).
+func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot, result []*schema.Message, before, left int, r *Report) error {
 	compacted, ok := mergeAppended(snapshot, state.Messages, result)
 	if !ok {
 		h.log.WarnContext(ctx, "the conversation was rewritten while compaction ran; keeping that rewrite and dropping this compaction",
@@ -378,9 +379,11 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 	}
 	// Judge the compactor on what it was given and returned: messages
 	// appended meanwhile are in neither, and must not hide its saving.
-	left, err := h.counter.Count(ctx, result, nil)
-	if err != nil {
-		return fmt.Errorf("compaction: counting the compacted messages: %w", err)
+	var err error
+	if left <= 0 {
+		if left, err = h.counter.Count(ctx, result, nil); err != nil {
+			return fmt.Errorf("compaction: counting the compacted messages: %w", err)
+		}
 	}
 	if left >= before {
 		// A compactor that makes things no smaller has done nothing useful;

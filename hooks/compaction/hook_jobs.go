@@ -49,6 +49,12 @@ type job struct {
 	// the job's goroutine, so that prepare can tell a useless job at a
 	// glance (see failed).
 	refused bool
+	// resultTokens is the counter's size of result, measured with refused
+	// on the job's goroutine so that the model call applying the result
+	// does not measure it again (a counter that tokenizes remotely or
+	// keeps no cache pays for every count on that call's path); 0 when
+	// not measured.
+	resultTokens int
 	// cut says j.ctx had ended when the compactor returned (Close, the
 	// job's age limit): its outcome says nothing about the compactor.
 	cut bool
@@ -194,20 +200,24 @@ func (h *CompactionHook) runJob(j *job) {
 	j.result, j.err = h.compactor.Compact(j.ctx, j.snapshot, j.target, h.counter)
 	j.duration = time.Since(j.started)
 	if j.background && j.err == nil && j.result != nil {
-		j.refused = h.refused(j)
+		j.refused, j.resultTokens = h.refused(j)
 	}
 }
 
 // refused reports whether the result of the finished job j breaks tool-call
 // pairing or is not smaller than its snapshot by the counter, the checks
-// usePrepared and apply make before applying it. A counter error leaves the
-// verdict to them.
-func (h *CompactionHook) refused(j *job) bool {
+// usePrepared and apply make before applying it, and the result's size by
+// the counter (0 when not measured). A counter error leaves the verdict to
+// them.
+func (h *CompactionHook) refused(j *job) (bool, int) {
 	if newPairingFaults(j.snapshot, j.result) != nil {
-		return true
+		return true, 0
 	}
 	left, err := h.counter.Count(j.ctx, j.result, nil)
-	return err == nil && left >= j.tokens
+	if err != nil {
+		return false, 0
+	}
+	return left >= j.tokens, left
 }
 
 func (js *jobSet) finished() {

@@ -148,7 +148,7 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 		h.log.DebugContext(ctx, "prepared compaction unusable; compacting now", "step", r.Step, "prepared_at_step", j.step)
 		return false, nil
 	}
-	if err := h.apply(ctx, state, j.snapshot, result, j.tokens, r); err != nil {
+	if err := h.apply(ctx, state, j.snapshot, result, j.tokens, j.resultTokens, r); err != nil {
 		return false, withCtxErr(ctx, err)
 	}
 	if !r.Compacted {
