@@ -413,6 +413,7 @@ func (c *SummarizationCompactor) planKeeping(rest *remainder, target int, refuse
 	// instruction, a summary's fixed part and the summaries it folds
 	// again. Planning for the middle of the band read 2 % less per
 	// compaction and 1 % more over a run (docs/benchmarks.md).
+	//
 	// Each tier measures from the whole conversation: a tier skipped
 	// because it could not pay leaves nothing taken.
 	taker := func(groups [][]int, least int) ([]int, bool, error) {
