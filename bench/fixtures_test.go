@@ -83,13 +83,7 @@ func fixtureHook(tb testing.TB, window int) *compaction.CompactionHook {
 // above trigger tokens.
 func fixtureEino(tb testing.TB, trigger int) adk.ChatModelAgentMiddleware {
 	tb.Helper()
-	return fixtureEinoWith(tb, trigger, &Summarizer{ZeroLatency: true})
-}
-
-// fixtureEinoWith is fixtureEino with the given summarizer.
-func fixtureEinoWith(tb testing.TB, trigger int, sum *Summarizer) adk.ChatModelAgentMiddleware {
-	tb.Helper()
-	return fixtureEinoModel(tb, trigger, sum)
+	return fixtureEinoModel(tb, trigger, &Summarizer{ZeroLatency: true})
 }
 
 // fixtureEinoModel is fixtureEino with the given chat model as summarizer.
