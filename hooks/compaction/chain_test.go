@@ -28,10 +28,10 @@ func chHook(t *testing.T, c Compactor) *CompactionHook {
 	return h
 }
 
-// TestChainH16 is case H16: a pruning hook then a sliding-window hook at
+// TestPruningThenSlidingWindowChain is reference case H16: a pruning hook then a sliding-window hook at
 // BeforeLLM in one registry. Every expected number is derived from FC1's
 // arithmetic (one token per rendered character, one per separator).
-func TestChainH16(t *testing.T) {
+func TestPruningThenSlidingWindowChain(t *testing.T) {
 	t.Parallel()
 	msgs := []*schema.Message{
 		user("task"), call("old"), result("old", rep("old result ", 400)),
@@ -165,9 +165,9 @@ func TestChainNeverOrphans(t *testing.T) {
 	}
 }
 
-// TestHookH13SlidingWindow is case H13: FRESH with 800 reported, the default
+// TestHookSlidingWindowOnFresh is reference case H13: FRESH with 800 reported, the default
 // hook (window 1000, at 0.7, to 0.4, FC4) and a default sliding window.
-func TestHookH13SlidingWindow(t *testing.T) {
+func TestHookSlidingWindowOnFresh(t *testing.T) {
 	t.Parallel()
 	sw, _ := NewSlidingWindowCompactor(context.Background(), nil)
 	h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: sw, ContextWindow: 1000, TokenCounter: fc4, Logger: chQuiet})

@@ -14,13 +14,13 @@ import (
 	"github.com/einocompact/einocompact/hooks"
 )
 
-// TestReview2ExpiredJobDroppedWithoutItsConversation: the docs promise that
+// TestPreparedJobExpiresWithoutItsConversation: the docs promise that
 // a prepared result nobody uses is dropped when it is maxAge old. A job whose
 // conversation never calls the hook again must not outlive maxAge just
 // because the hook holds fewer than maxJobs jobs: its summarizer call would
 // keep running (the job's ctx has no deadline, the run's was removed) and its
 // snapshot would stay in memory.
-func TestReview2ExpiredJobDroppedWithoutItsConversation(t *testing.T) {
+func TestPreparedJobExpiresWithoutItsConversation(t *testing.T) {
 	t.Parallel()
 	// expiring is a hook whose jobs expire after 20 ms, with a compactor
 	// that returns only when its ctx ends.
@@ -65,10 +65,10 @@ func TestReview2ExpiredJobDroppedWithoutItsConversation(t *testing.T) {
 	})
 }
 
-// TestReview2CloseRacesPrepare: Close while many runs start prepared
+// TestCloseRacesPrepare: Close while many runs start prepared
 // compactions: once Close returned, no job runs, none is kept, no
 // OnPrepared call follows, and no goroutine is left.
-func TestReview2CloseRacesPrepare(t *testing.T) {
+func TestCloseRacesPrepare(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for round := range 20 {
 		var closed atomic.Bool
@@ -119,9 +119,9 @@ func TestReview2CloseRacesPrepare(t *testing.T) {
 	}
 }
 
-// TestReview2ManyConversationsBounded: thousands of conversations through
+// TestPreparedJobsBoundedOverManyConversations: thousands of conversations through
 // one hook keep at most maxJobs prepared jobs and map entries.
-func TestReview2ManyConversationsBounded(t *testing.T) {
+func TestPreparedJobsBoundedOverManyConversations(t *testing.T) {
 	t.Parallel()
 	c := &ppCompactor{}
 	h := ppHook(t, c, nil)
@@ -145,11 +145,11 @@ func TestReview2ManyConversationsBounded(t *testing.T) {
 	}
 }
 
-// TestReview2SharedHistoryPrefix: two runs carrying forward the same
+// TestPreparedJobOnSharedHistoryPrefix: two runs carrying forward the same
 // history slice (same pointers) diverge after it. The job prepared on the
 // shared part may serve either, since it is a compaction of messages both
 // hold; the result must never carry the other run's own messages.
-func TestReview2SharedHistoryPrefix(t *testing.T) {
+func TestPreparedJobOnSharedHistoryPrefix(t *testing.T) {
 	t.Parallel()
 	c := &ppCompactor{}
 	h := ppHook(t, c, nil)

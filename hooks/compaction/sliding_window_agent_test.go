@@ -33,11 +33,11 @@ type h22Seen struct {
 	report    *compaction.Report // nil when not triggered
 }
 
-// TestAgentH22 is case H22: a real agent loop, with a sliding-window hook at
+// TestSlidingWindowInAgentLoop is reference case H22: a real agent loop, with a sliding-window hook at
 // the defaults (window 1000, at 0.7, to 0.4), a model that calls fetch three
 // times (usage 700+100 each) then answers, and fetch returning "DATA "*200.
 // Numbers that depend on the Go rendering are derived from FC4 arithmetic.
-func TestAgentH22(t *testing.T) {
+func TestSlidingWindowInAgentLoop(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	args := `{"topic":"haystack"}`
