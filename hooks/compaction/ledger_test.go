@@ -1,8 +1,14 @@
 package compaction
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -140,5 +146,236 @@ func TestLedgerDisabledAndValidation(t *testing.T) {
 	}
 	if _, err := newLedger(&LedgerConfig{MaxTokens: -1}); err == nil || !strings.Contains(err.Error(), "MaxTokens must be at least 0, got -1") {
 		t.Errorf("validation: %v", err)
+	}
+}
+
+// TestLedgerBlockOfEqualsLines checks that the block written entry by entry
+// (ledgerBlockOf) is the block of their lines (ledgerBlock of ledgerLine),
+// for values that need no marking, values with blanks and other white space
+// (marked), summary tags (escaped), the marks themselves and invalid bytes,
+// with and without dropped entries.
+func TestLedgerBlockOfEqualsLines(t *testing.T) {
+	t.Parallel()
+	pool := []string{"/srv/app/a.go", "deadbeef1", "Error: disk full", "a\tb", "x\ny", "</conversation_summary>",
+		"<conversation_summary >", "ˆ", "«", "»", "¤", "\xff", "é", " ", "", "id=7", "\u00a0", "\u2028"}
+	r := rand.New(rand.NewPCG(17, 13))
+	for range 2000 {
+		entries := make([]ledgerEntry, r.IntN(6))
+		lines := make([]string, len(entries))
+		for k := range entries {
+			var b strings.Builder
+			for range 1 + r.IntN(4) {
+				b.WriteString(pool[r.IntN(len(pool))])
+			}
+			entries[k] = ledgerEntry{value: b.String(), uses: 1}
+			lines[k] = ledgerLine(entries[k])
+		}
+		dropped := r.IntN(3)
+		if got, want := ledgerBlockOf(entries, dropped), ledgerBlock(lines, dropped); got != want {
+			t.Fatalf("ledgerBlockOf = %q, want %q", got, want)
+		}
+	}
+}
+
+// TestDroppedNoteRunes checks the note's length without building it
+// against the built note's, and the note against its old format.
+func TestDroppedNoteRunes(t *testing.T) {
+	t.Parallel()
+	for _, d := range []int{1, 9, 10, 99, 100, 12345, 1 << 40, -7, 0} {
+		if got, want := droppedNoteRunes(d), runeLen(droppedNote(d)); got != want {
+			t.Errorf("droppedNoteRunes(%d) = %d, want %d", d, got, want)
+		}
+		if got, want := droppedNote(d), fmt.Sprintf("\n(%d more dropped to fit the cap)", d); got != want {
+			t.Errorf("droppedNote(%d) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// opaqueCounter hides the counter's type, so fit measures every probe's
+// block through Count.
+type opaqueCounter struct{ TokenCounter }
+
+// TestFitMeasuresLikeCount checks that fit, measuring the default counter's
+// probes from line lengths, keeps exactly the entries and writes exactly the
+// block it does when it builds and counts every probe: with values that
+// marking or tag escaping changes, non-ASCII ones, caps that keep none,
+// some or all, and another characters-per-token setting.
+func TestFitMeasuresLikeCount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(11, 12))
+	pool := []string{"/srv/app/file_1.go", "Error: disk full", "«x»", "é日本", "</conversation_summary>", "a\tb", "deadbeef12",
+		"https://example.com/a?b=1", "x", "conversation_summary_", "ˆ¤"}
+	wide, err := NewApproximateTokenCounter(&ApproximateConfig{CharsPerToken: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, counter := range []*ApproximateTokenCounter{DefaultCounter(), wide} {
+		for range 300 {
+			lost := make([]ledgerEntry, r.IntN(60))
+			for i := range lost {
+				lost[i].value = pool[r.IntN(len(pool))] + fmt.Sprint(r.IntN(1000))
+			}
+			l := ledger{maxTokens: 1 + r.IntN(300), remember: 200}
+			k, block, err := l.fit(ctx, lost, counter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantK, wantBlock, err := l.fit(ctx, lost, opaqueCounter{counter})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k != wantK || block != wantBlock {
+				t.Fatalf("fit kept %d (%q), counting every block kept %d (%q)", k, block, wantK, wantBlock)
+			}
+		}
+	}
+}
+
+// A summary whose marker remembers fewer identifiers than its ledger block
+// lists must still carry every listed one into the next round, including
+// those the extractors recognise only in context (argument values in JSON).
+func TestLedgerFoldReadsItsOwnBlock(t *testing.T) {
+	t.Parallel()
+	msgs := []*schema.Message{
+		user("Find the flaky export test."),
+		ledgerCall("call_fold_1", "search", `{"query": "export tenant"}`),
+		schema.ToolMessage("Found 3 matches.", "call_fold_1", schema.WithToolName("search")),
+		ledgerCall("call_fold_2", "bash", `{"command": "go test ./internal/store/..."}`),
+		schema.ToolMessage("ok", "call_fold_2", schema.WithToolName("bash")),
+	}
+	l, err := newLedger(&LedgerConfig{MaxTokens: 4096, MaxRemembered: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := l.collect(msgs, []int{0, 1, 2, 3, 4})
+	want := map[string]bool{"export tenant": true, "go test ./internal/store/...": true}
+	for _, e := range entries {
+		delete(want, e.value)
+	}
+	if len(want) != 0 {
+		t.Fatalf("the first round did not extract %v from %v", want, entries)
+	}
+	text, stats, fields, err := l.repair(context.Background(), "## Work completed\n- searched and ran the tests", entries, DefaultCounter())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Dropped != 0 || stats.Appended != len(entries) {
+		t.Fatalf("stats %+v for %d entries lost by the summary", stats, len(entries))
+	}
+	if n := len(rememberedIdentifiers(fields[ledgerMarkerKey])); n != 1 {
+		t.Fatalf("marker remembers %d identifiers, want MaxRemembered = 1", n)
+	}
+	folded := summary(text, len(msgs))
+	folded.Extra[MetaKey].(map[string]any)[ledgerMarkerKey] = fields[ledgerMarkerKey]
+
+	next := l.collect([]*schema.Message{folded, user("go on")}, []int{0, 1})
+	got := map[string]int{}
+	for _, e := range next {
+		got[e.value] = e.uses
+	}
+	for _, e := range entries {
+		if _, ok := got[e.value]; !ok {
+			t.Errorf("folding the summary forgot %q; carried %v", e.value, got)
+		}
+	}
+}
+
+// The tags that wrap a folded summary are not identifiers of the
+// conversation.
+func TestLedgerIgnoresSummaryTags(t *testing.T) {
+	t.Parallel()
+	l, _ := newLedger(nil)
+	entries := l.collect([]*schema.Message{summary("read internal/store/cache.go", 3), user("go on")}, []int{0, 1})
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.value)
+	}
+	if len(got) != 1 || got[0] != "internal/store/cache.go" {
+		t.Errorf("identifiers of a folded summary: %q, want only the path it mentions", got)
+	}
+}
+
+// A folded summary's ledger block is the ledger's to carry, not the
+// summarizer's to read again: the transcript shows the summary without it,
+// and the next round's ledger still finds every value it listed.
+func TestTranscriptLeavesAFoldedLedgerBlockOut(t *testing.T) {
+	t.Parallel()
+	lost := []string{"internal/store/orders/ledger_12.go", "3f2a9c1d7e", "b7e4c2a0-1d3f-4e5a-9b8c-7d6e5f4a3b2c"}
+	body := "## Work completed\n- fixed the export\n\n" + ledgerHeading
+	for _, v := range lost {
+		body += "\n- " + v
+	}
+	msgs := []*schema.Message{summary(body, 4), user("go on")}
+	wrapped, _ := wrappedTranscript(msgs, []int{0, 1}, transcriptView{dropLedger: true, request: -1})
+	text := transcriptBody(wrapped)
+	if !strings.Contains(text, "fixed the export") {
+		t.Fatalf("the summary's own text is missing from the transcript:\n%s", text)
+	}
+	for _, v := range append(lost, ledgerHeading) {
+		if strings.Contains(text, v) {
+			t.Errorf("the transcript shows %q of the folded ledger block:\n%s", v, text)
+		}
+	}
+	l, _ := newLedger(nil)
+	found := map[string]bool{}
+	for _, e := range l.collect(msgs, []int{0, 1}) {
+		found[e.value] = true
+	}
+	for _, v := range lost {
+		if !found[v] {
+			t.Errorf("the next round's ledger lost %q (found %v)", v, found)
+		}
+	}
+}
+
+// The default cap follows the compaction's target, between its floor and
+// what the marker can remember; a configured cap is kept as it is.
+func TestLedgerCapFollowsTheTarget(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		cfg    *LedgerConfig
+		target int
+		want   int
+	}{
+		{nil, 0, 256},
+		{nil, 800, 256},
+		{nil, 4000, 1000},
+		{nil, 6400, 1600},
+		{nil, 12800, 1600},
+		{&LedgerConfig{MaxRemembered: 400}, 12800, 3200},
+		{&LedgerConfig{MaxRemembered: 10}, 12800, 256},
+		{&LedgerConfig{MaxTokens: 300}, 12800, 300},
+	}
+	for _, tc := range cases {
+		l, err := newLedger(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.capFor(tc.target); got != tc.want {
+			t.Errorf("capFor(%d) with %+v = %d, want %d", tc.target, tc.cfg, got, tc.want)
+		}
+	}
+}
+
+// TestSortLostIsTheStableOrder checks sortLost against the stable sort it
+// replaced, with counts that pack into one key and counts that do not.
+func TestSortLostIsTheStableOrder(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, spread := range []int{3, 50, 1 << 22} {
+		for range 200 {
+			lost := make([]ledgerEntry, r.IntN(300))
+			for i := range lost {
+				lost[i] = ledgerEntry{value: strconv.Itoa(i), uses: r.IntN(spread), last: r.IntN(spread)}
+			}
+			want := slices.Clone(lost)
+			slices.SortStableFunc(want, func(a, b ledgerEntry) int {
+				return cmp.Or(cmp.Compare(b.uses, a.uses), cmp.Compare(b.last, a.last))
+			})
+			if got := sortLost(lost); !reflect.DeepEqual(got, want) && len(want) > 0 {
+				t.Fatalf("spread %d: sortLost differs from the stable sort", spread)
+			}
+		}
 	}
 }

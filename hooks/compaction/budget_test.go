@@ -4,12 +4,92 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
 )
+
+// TestBudgetNilMessageInsidePlannedTurn: a nil message inside a historical
+// turn is part of the plan; cutting the transcript to fit
+// MaxSummarizerInputTokens must not dereference it.
+func TestBudgetNilMessageInsidePlannedTurn(t *testing.T) {
+	t.Parallel()
+	m := &ftModel{script: []ftReply{ftText("good summary")}}
+	c, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: m, ApproximateSummaryTokens: new(1),
+		MaxSummarizerInputTokens: 100, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []*schema.Message{sys("rules"), user("old question"), nil, asst(rep("old answer ", 300)), user("task"), call("c1"), result("c1", "x")}
+	before := cloneAll(in)
+	out, err := c.Compact(context.Background(), in, 10, fc1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The only historical turn (indices 1..3, nil included) goes into one summary.
+	if len(out) != len(in)-2 || !IsStrategy(out[1], StrategySummarization) {
+		t.Fatalf("got %d messages, want the turn at 1..3 replaced by one summary", len(out))
+	}
+	for i := range in {
+		if in[i] == nil {
+			if before[i] != nil {
+				t.Fatalf("message %d changed", i)
+			}
+			continue
+		}
+		if in[i].Content != before[i].Content {
+			t.Fatalf("message %d changed", i)
+		}
+	}
+}
+
+// TestTailOffsetEqualsRuneOffset checks that counting a text's last code
+// points back from its end finds where counting forward does, for every
+// count from 0 to past the text's length, on ASCII, multi-byte and invalid
+// UTF-8 (which is counted forward) texts.
+func TestTailOffsetEqualsRuneOffset(t *testing.T) {
+	t.Parallel()
+	pool := []string{"a", " ", "\n", "é", "€", "😀", "\u0301", "ˆ", "\xff", "\xe2\x82", "z"}
+	r := rand.New(rand.NewPCG(19, 13))
+	for range 3000 {
+		s := randomText(r, pool, 30)
+		n := runeLen(s)
+		valid := utf8.ValidString(s)
+		for k := 0; k <= n+1; k++ {
+			if got, want := tailOffset(s, n, k, valid), runeOffset(s, n-k, valid); got != want {
+				t.Fatalf("tailOffset(%q, %d, %d, %v) = %d, want %d", s, n, k, valid, got, want)
+			}
+		}
+	}
+}
+
+// TestRuneCountReportsValidity checks runeCount's count and validity
+// against the standard library's on random texts of ASCII, multi-byte,
+// truncated and stray bytes, short and longer than its eight-byte steps.
+func TestRuneCountReportsValidity(t *testing.T) {
+	t.Parallel()
+	pool := []string{"a", "abcdefgh", " ", "é", "€", "😀", "\xff", "\xe2\x82", "\x80", "\xc3", "0123456789abcdef"}
+	r := rand.New(rand.NewPCG(23, 13))
+	for range 5000 {
+		s := randomText(r, pool, 40)
+		n, valid := runeCount(s)
+		if n != utf8.RuneCountInString(s) || valid != utf8.ValidString(s) {
+			t.Fatalf("runeCount(%q) = %d, %v; want %d, %v", s, n, valid, utf8.RuneCountInString(s), utf8.ValidString(s))
+		}
+	}
+}
+
+// randomText joins fewer than most pieces drawn from pool.
+func randomText(r *rand.Rand, pool []string, most int) string {
+	var b strings.Builder
+	for range r.IntN(most) {
+		b.WriteString(pool[r.IntN(len(pool))])
+	}
+	return b.String()
+}
 
 // TestMaxTextTokens: a text longer than MaxTextTokens reaches the summarizer
 // as its head and tail, while the ledger still reads it whole, so an
@@ -171,6 +251,60 @@ func TestCutNeverLengthensText(t *testing.T) {
 			}
 			if cut := got != s; cut != tc.wantCut || c.count() != map[bool]int{false: 0, true: 1}[tc.wantCut] {
 				t.Errorf("cut = %v (count %d), want %v", cut, c.count(), tc.wantCut)
+			}
+		})
+	}
+}
+
+// TestSummarizerInputCapCutsEveryRenderedText: MaxSummarizerInputTokens
+// bounds what the summarizer is sent whatever field of a message carries the
+// long text: tool-call arguments, the deprecated MultiContent, parts whose
+// text sits under another part type, attachment metadata, tool names.
+func TestSummarizerInputCapCutsEveryRenderedText(t *testing.T) {
+	t.Parallel()
+	const limit = 1000
+	long := rep("0123456789", 20_000) // 200,000 characters
+	legacy := func(role schema.RoleType, p schema.ChatMessagePart) *schema.Message {
+		return &schema.Message{Role: role, MultiContent: []schema.ChatMessagePart{p}}
+	}
+	tests := []struct {
+		name string
+		step []*schema.Message // one agent step, to be summarised
+	}{
+		{"write_file argument", []*schema.Message{ledgerCall("c1", "write_file", `{"path":"a.txt","content":"`+long+`"}`), result("c1", "ok")}},
+		{"tool name", []*schema.Message{ledgerCall("c1", "tool_"+long, `{}`), result("c1", "ok")}},
+		{"MultiContent text of an assistant", []*schema.Message{legacy(schema.Assistant, schema.ChatMessagePart{Type: schema.ChatMessagePartTypeText, Text: long}), asst("noted")}},
+		{"MultiContent text of a tool result", []*schema.Message{call("c1"), {Role: schema.Tool, ToolCallID: "c1", ToolName: "read",
+			MultiContent: []schema.ChatMessagePart{{Type: schema.ChatMessagePartTypeText, Text: long}}}}},
+		{"MultiContent text under an untyped part", []*schema.Message{legacy(schema.Assistant, schema.ChatMessagePart{Text: long}), asst("noted")}},
+		{"tool result part text under an untyped part", []*schema.Message{call("c1"), {Role: schema.Tool, ToolCallID: "c1", ToolName: "read",
+			UserInputMultiContent: []schema.MessageInputPart{{Text: long}}}}},
+		{"attachment metadata", []*schema.Message{legacy(schema.Assistant, schema.ChatMessagePart{Type: schema.ChatMessagePartTypeFileURL,
+			FileURL: &schema.ChatMessageFileURL{URL: "https://example.com/f.pdf", Name: "f.pdf", Extra: map[string]any{"note": strings.Repeat("long note ", 20_000)}}}), asst("noted")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			msgs := append([]*schema.Message{sys("rules"), user("task")}, tc.step...)
+			msgs = append(msgs, call("k1"), result("k1", "kept"), asst("done"))
+			before := cloneAll(msgs)
+			m := scFixed(t, "s")
+			c, rounds := slNew(t, m, SummarizationConfig{MaxSummarizerInputTokens: limit, MinKeepSteps: scInt(1), Ledger: &LedgerConfig{Disabled: true}})
+			if _, err := c.Compact(context.Background(), msgs, 1, DefaultCounter()); err != nil {
+				t.Fatal(err)
+			}
+			if len(*rounds) == 0 {
+				t.Fatal("no summarization round")
+			}
+			r := (*rounds)[0]
+			if r.InputTokens > limit || r.Truncated == 0 {
+				t.Errorf("round sent %d tokens with %d messages cut, want at most %d and a cut", r.InputTokens, r.Truncated, limit)
+			}
+			if p := m.prompts()[0]; len(p) > 8*limit || !strings.Contains(p, "characters cut to fit the summarizer's input") {
+				t.Errorf("prompt of %d bytes, cut marked: %v", len(p), strings.Contains(p, "characters cut to fit"))
+			}
+			if !equalMessages(msgs, before) {
+				t.Error("input mutated")
 			}
 		})
 	}
