@@ -305,7 +305,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 // usable. r.TokensAfter is the size of State.Messages on entry.
 func (h *CompactionHook) compactNow(ctx context.Context, state *hooks.State, r *Report) error {
 	messages := state.Messages
-	j := h.newJob(ctx, messages, r.TokensAfter, r.Target, r)
+	j := h.newJob(WithRequestTools(ctx, state.Tools), messages, r.TokensAfter, r.Target, r)
 	compacted, err := h.compact(ctx, j, r)
 	if err != nil || compacted == nil {
 		return err

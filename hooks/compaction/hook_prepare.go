@@ -82,7 +82,7 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	// result unused, so a summarizer call still running (hung, with no
 	// deadline of its own) is cancelled even if no call of the hook ever
 	// looks the job up again.
-	parent, expire := context.WithTimeout(context.WithoutCancel(ctx), h.jobs.maxAge)
+	parent, expire := context.WithTimeout(context.WithoutCancel(WithRequestTools(ctx, state.Tools)), h.jobs.maxAge)
 	j := h.newJob(parent, slices.Clone(messages), msgTokens, target, &r)
 	cancel := j.cancel
 	j.cancel = func() { cancel(); expire() }

@@ -92,6 +92,21 @@ type SummarizationConfig struct {
 	// since texts are cut while the transcript is written. Nil: 2,048
 	// tokens. 0: no cap. Otherwise at least 64.
 	MaxTextTokens *int
+	// CacheAligned sends the summarizer the agent's last request as it was
+	// sent (its system prompt, its tool schemas as model.WithTools, its
+	// messages in order) followed by one user instruction that names the
+	// span to summarize, by position and by its first and last message, and
+	// says not to call tools. With the agent's own model as the summarizer
+	// the call then reads the prompt cache the agent's last call wrote, so
+	// the replaced messages cost cached input instead of a fresh transcript.
+	// The tools come from the ctx (WithRequestTools), where a CompactionHook
+	// puts State.Tools. A reply that calls a tool or has no text is retried
+	// once with the transcript request, and a request larger than
+	// MaxSummarizerInputTokens, or a span holding a summary written earlier
+	// in the same compaction, uses the transcript request at once
+	// (Round.Shape, Round.AlignedFallback). Default false: the transcript
+	// request (see docs/compaction.md).
+	CacheAligned bool
 }
 
 // defaultMaxTextTokens is MaxTextTokens when unset, and minMaxTextTokens the
@@ -133,6 +148,18 @@ type Round struct {
 	Truncated int
 	// Identifiers reports the identifier ledger's work in this round.
 	Identifiers IdentifierStats
+	// Shape is the request whose reply the round used: ShapeTranscript or
+	// ShapeCacheAligned (SummarizationConfig.CacheAligned).
+	Shape string
+	// AlignedFallback says why a CacheAligned compactor's round used the
+	// transcript request (FallbackToolCall, FallbackEmptyReply,
+	// FallbackOverBudget, FallbackNotSent); "" when it did not, or when
+	// CacheAligned is off.
+	AlignedFallback string
+	// CachedTokens is the prompt tokens the provider reported reading from
+	// its cache (Usage.PromptTokenDetails.CachedTokens), over the round's
+	// calls; 0 when it reported none.
+	CachedTokens int
 }
 
 // SummarizationCompactor replaces the least useful parts of a conversation
@@ -159,6 +186,7 @@ type SummarizationCompactor struct {
 	maxText     int // MaxTextTokens in code points; 0: no cap
 	model       string
 	sizes       summarySizes // learned summary sizes, shared by all runs
+	aligned     bool         // CacheAligned
 }
 
 var (
@@ -183,6 +211,7 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		raise:       cfg.RaiseOnFailure,
 		log:         cfg.Logger,
 		onRound:     cfg.OnRound,
+		aligned:     cfg.CacheAligned,
 	}
 	if cfg.MinKeepSteps != nil {
 		if *cfg.MinKeepSteps < 0 {
@@ -246,6 +275,10 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 	}
 	compacted, summarized := messages, false
 	var refused refusals
+	var al *alignment
+	if c.aligned {
+		al = newAlignment(ctx, messages)
+	}
 	for current > target {
 		plan, err := c.plan(ctx, compacted, target, counter, refused)
 		if err != nil {
@@ -263,7 +296,7 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 				break
 			}
 		}
-		next, after, err := c.round(ctx, compacted, plan, current, target, counter)
+		next, after, err := c.round(ctx, al, compacted, plan, current, target, counter)
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, fmt.Errorf("compaction: summarization cancelled: %w", errors.Join(cerr, err))
 		}
@@ -329,9 +362,9 @@ const closeEnough = 12
 
 // round asks the chat model for one summary and swaps it in, reporting the
 // round to the CompactionHook's Report (reportRound) and to OnRound.
-func (c *SummarizationCompactor) round(ctx context.Context, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter) ([]*schema.Message, int, error) {
-	rep := Round{Tier: plan.Tier, Indices: plan.Indices, TokensBefore: before, Model: c.model, Attempts: 1}
-	next, after, err := c.summarize(ctx, messages, plan, before, target, counter, &rep)
+func (c *SummarizationCompactor) round(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter) ([]*schema.Message, int, error) {
+	rep := Round{Tier: plan.Tier, Indices: plan.Indices, TokensBefore: before, Model: c.model}
+	next, after, err := c.summarize(ctx, al, messages, plan, before, target, counter, &rep)
 	rep.TokensAfter, rep.Err = after, err
 	reportRound(ctx, rep)
 	if c.onRound != nil {
@@ -340,29 +373,9 @@ func (c *SummarizationCompactor) round(ctx context.Context, messages []*schema.M
 	return next, after, err
 }
 
-func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
+func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
 	entries := c.ledger.collect(messages, plan.Indices)
-	transcript, truncated, inputTokens, err := c.fitTranscript(ctx, messages, plan.Indices, counter)
-	if err != nil {
-		return nil, 0, countError{err}
-	}
-	rep.Truncated, rep.InputTokens = truncated, inputTokens
-	start := time.Now()
-	reply, err := c.generate(ctx, promptWrapped(c.instruction, transcript))
-	rep.Latency = time.Since(start)
-	if reply != nil {
-		if reply.ResponseMeta != nil && reply.ResponseMeta.Usage != nil {
-			u := *reply.ResponseMeta.Usage
-			rep.Usage = &u
-		}
-		if n := recordedAttempts(reply); n > 0 {
-			rep.Attempts = n
-		}
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	text, err := summaryText(reply)
+	text, err := c.write(ctx, al, messages, plan, counter, rep)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -394,6 +407,75 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, messages []*sche
 	return next, after, err
 }
 
+// write asks the summarizer for the round's summary text: with the
+// cache-aligned request when al is set and it applies, else, or when its
+// reply called a tool or held no text, with the transcript request.
+func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, counter TokenCounter, rep *Round) (string, error) {
+	if al != nil {
+		prompt, opts, n, fallback, err := c.alignedRequest(ctx, al, messages, plan.Indices, counter)
+		if err != nil {
+			return "", countError{err}
+		}
+		rep.AlignedFallback = fallback
+		if fallback == "" {
+			rep.Shape, rep.InputTokens = ShapeCacheAligned, n
+			reply, err := c.call(ctx, prompt, opts, rep)
+			if err != nil {
+				return "", err
+			}
+			text, terr := summaryText(reply)
+			switch {
+			case len(reply.ToolCalls) > 0:
+				rep.AlignedFallback = FallbackToolCall
+			case terr != nil:
+				rep.AlignedFallback = FallbackEmptyReply
+			default:
+				return text, nil
+			}
+			c.log.WarnContext(ctx, "the cache-aligned summarizer request got no summary; retrying with the transcript request",
+				"reason", rep.AlignedFallback, "tool_calls", len(reply.ToolCalls))
+		}
+	}
+	transcript, truncated, inputTokens, err := c.fitTranscript(ctx, messages, plan.Indices, counter)
+	if err != nil {
+		return "", countError{err}
+	}
+	rep.Shape, rep.Truncated, rep.InputTokens = ShapeTranscript, truncated, inputTokens
+	reply, err := c.call(ctx, promptWrapped(c.instruction, transcript), nil, rep)
+	if err != nil {
+		return "", err
+	}
+	return summaryText(reply)
+}
+
+// call makes one summarizer call and adds its latency, usage, cached
+// tokens and attempts to rep.
+func (c *SummarizationCompactor) call(ctx context.Context, prompt []*schema.Message, opts []model.Option, rep *Round) (*schema.Message, error) {
+	start := time.Now()
+	reply, err := c.generate(ctx, prompt, opts...)
+	rep.Latency += time.Since(start)
+	attempts := 1
+	if reply != nil {
+		if reply.ResponseMeta != nil && reply.ResponseMeta.Usage != nil {
+			u := *reply.ResponseMeta.Usage
+			if rep.Usage != nil {
+				u.PromptTokens += rep.Usage.PromptTokens
+				u.CompletionTokens += rep.Usage.CompletionTokens
+				u.TotalTokens += rep.Usage.TotalTokens
+				u.PromptTokenDetails.CachedTokens += rep.Usage.PromptTokenDetails.CachedTokens
+				u.CompletionTokensDetails.ReasoningTokens += rep.Usage.CompletionTokensDetails.ReasoningTokens
+			}
+			rep.Usage = &u
+			rep.CachedTokens = u.PromptTokenDetails.CachedTokens
+		}
+		if n := recordedAttempts(reply); n > 0 {
+			attempts = n
+		}
+	}
+	rep.Attempts += attempts
+	return reply, err
+}
+
 // countError marks a round that failed because the counter did. That is no
 // fault of the summary, so RaiseOnFailure does not hide it: a round kept
 // after a failed count would rest on numbers nobody measured.
@@ -405,7 +487,7 @@ func (e countError) Unwrap() error { return e.err }
 // generate calls the chat model under a callback context of its own, so the
 // summarizer's call is not reported as one of the agent's model calls, and
 // turns a panic into an error.
-func (c *SummarizationCompactor) generate(ctx context.Context, prompt []*schema.Message) (reply *schema.Message, err error) {
+func (c *SummarizationCompactor) generate(ctx context.Context, prompt []*schema.Message, opts ...model.Option) (reply *schema.Message, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			reply, err = nil, fmt.Errorf("compaction: the summarizer chat model panicked: %v", p)
@@ -416,13 +498,17 @@ func (c *SummarizationCompactor) generate(ctx context.Context, prompt []*schema.
 		Type:      "SummarizationCompactor",
 		Component: components.ComponentOfChatModel,
 	})
-	reply, err = c.chat.Generate(ctx, prompt)
+	reply, err = c.chat.Generate(ctx, prompt, opts...)
 	if err != nil {
 		// Clients quote the URL they failed on; a key may ride in it.
 		return reply, fmt.Errorf("compaction: the summarizer chat model failed: %w", redact.Error(err, redact.URLs))
 	}
 	return reply, nil
 }
+
+// CacheAligned reports whether the compactor sends cache-aligned requests
+// (SummarizationConfig.CacheAligned).
+func (c *SummarizationCompactor) CacheAligned() bool { return c.aligned }
 
 // WarmUp warms the chat model when it implements hooks.WarmUpper.
 func (c *SummarizationCompactor) WarmUp(ctx context.Context) error {

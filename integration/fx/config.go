@@ -193,6 +193,12 @@ type SummarizeConfig struct {
 	// 2,048 tokens. A written value replaces it: 0 for no cap, otherwise at
 	// least 64.
 	MaxTextTokens *int `yaml:"max_text_tokens,omitempty"`
+	// CacheAligned sends the summarizer the agent's last request as it was
+	// sent (system prompt, tool schemas, messages) plus one instruction, so
+	// that with the agent's own model as the summarizer the call reads the
+	// provider's prompt cache (compaction.SummarizationConfig.CacheAligned).
+	// Default false.
+	CacheAligned bool `yaml:"cache_aligned"`
 	// Ledger configures the identifier ledger.
 	Ledger LedgerConfig `yaml:"ledger"`
 }

@@ -94,6 +94,7 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps co
 			Logger:                   deps.Logger,
 			MaxSummarizerInputTokens: s.MaxSummarizerInputTokens,
 			MaxTextTokens:            s.MaxTextTokens,
+			CacheAligned:             s.CacheAligned,
 			Ledger: &compaction.LedgerConfig{
 				Disabled:      !s.Ledger.Enabled,
 				MaxTokens:     s.Ledger.MaxTokens,

@@ -75,6 +75,16 @@ func (r *Reply) WithUsage(prompt, completion int) *Reply {
 	return &c
 }
 
+// WithCachedTokens returns a copy of r whose usage (which it must have)
+// reports cached of the prompt tokens as read from the prompt cache.
+func (r *Reply) WithCachedTokens(cached int) *Reply {
+	c := *r
+	u := *r.Usage
+	u.PromptTokensDetails = &PromptTokensDetails{CachedTokens: cached}
+	c.Usage = &u
+	return &c
+}
+
 // WithPromptUsage wraps next so that every reply it gives, unless it already
 // has usage, reports the request's ApproxPromptTokens as prompt tokens and a
 // quarter of the reply's own text and arguments as completion tokens. Tests use

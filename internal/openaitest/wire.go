@@ -127,6 +127,15 @@ type Usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 	// TotalTokens is their sum.
 	TotalTokens int `json:"total_tokens"`
+	// PromptTokensDetails, when set, says how many prompt tokens were read
+	// from the provider's prompt cache.
+	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
+}
+
+// PromptTokensDetails breaks the prompt tokens down.
+type PromptTokensDetails struct {
+	// CachedTokens is how many prompt tokens were read from the cache.
+	CachedTokens int `json:"cached_tokens"`
 }
 
 // requestBody is the subset of the request JSON the server reads.
