@@ -26,7 +26,8 @@ bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(BENCHFLAGS) $(PKGS) | tee $(BENCHOUT)
 	$(GO) run ./cmd/benchcompare -micro $(BENCHOUT)
 
-## bench-compare: the 300-step cost simulation against Eino's summarization
+## bench-compare: the bill (every request priced under provider cache models)
+## and the 300-step cost simulation against Eino's summarization
 ## middleware; rewrites the generated parts of docs/benchmarks.md and its plot.
 bench-compare:
 	$(GO) run ./cmd/benchcompare -sim -docs docs

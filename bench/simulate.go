@@ -3,10 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
 	einosum "github.com/cloudwego/eino/adk/middlewares/summarization"
 	"github.com/cloudwego/eino/schema"
 
@@ -25,6 +27,20 @@ const (
 	// StrategyPrepared is StrategyEinocompact with HookConfig.PrepareAt
 	// set: compactions are prepared in the background.
 	StrategyPrepared = "einocompact-prepared"
+	// StrategyPruning is StrategyEinocompact whose compactor is a Pipeline:
+	// a ToolResultPruningCompactor in its defaults first, the
+	// SummarizationCompactor only when pruning old tool results does not
+	// reach the target.
+	StrategyPruning = "einocompact-pruning"
+	// StrategyEinoPrefix is StrategyEino configured to send its summarizer
+	// the agent's prefix: Config.GenModelInput returns the agent's messages
+	// as they are (system prompt included) followed by the middleware's
+	// user instruction, and Config.ModelOptions passes the agent's tool
+	// schemas. v0.9.21 has no option named for this; GenModelInput and
+	// ModelOptions are how its configuration allows it.
+	StrategyEinoPrefix = "eino-prefix"
+	// StrategyNone compacts nothing: the window is taken to be unbounded.
+	StrategyNone = "none"
 )
 
 // SimConfig describes one simulated run.
@@ -40,6 +56,10 @@ type SimConfig struct {
 	// PrepareAt, when above 0, adds StrategyPrepared, the hook with this
 	// HookConfig.PrepareAt.
 	PrepareAt float64
+	// Strategies, when set, are the strategies to run, in this order,
+	// instead of einocompact, Eino and (with PrepareAt) the prepared hook.
+	// StrategyPrepared needs PrepareAt.
+	Strategies []string
 }
 
 // StepRecord is one model call as a strategy made it.
@@ -97,6 +117,26 @@ type SimResult struct {
 	// out uncompacted because their prepared compaction was still being
 	// written (compaction.Report.Deferred).
 	Deferred int
+	// Requests are every model request of the run as it was sent, main
+	// model and summarizer, in the order a provider received them: a
+	// step's synchronous summarizer calls, then its main-model call, then
+	// the summarizer calls of a compaction it started in the background.
+	Requests []Request
+
+	blocks *blocker // the Requests' cache blocks, made by the first BillOf
+}
+
+// Request is one model request of a simulated run, as sent.
+type Request struct {
+	// Step is the model call that made the request, or whose compaction
+	// (synchronous or started in the background) made it.
+	Step int
+	// Summarizer says it went to the summarizer; Background that it was
+	// part of a compaction prepared in the background.
+	Summarizer, Background bool
+	Tools                  []*schema.ToolInfo
+	Messages               []*schema.Message
+	Output                 int // tokens written
 }
 
 // The time model of the agent's own calls: the main model answers after
@@ -146,6 +186,9 @@ func Simulate(ctx context.Context, cfg SimConfig) ([]*SimResult, error) {
 	if cfg.PrepareAt > 0 {
 		names = append(names, StrategyPrepared)
 	}
+	if cfg.Strategies != nil {
+		names = cfg.Strategies
+	}
 	for _, name := range names {
 		res, err := simulateOne(ctx, cfg, name, system, script)
 		if err != nil {
@@ -165,9 +208,11 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 	// compaction may start as well).
 	var mu sync.Mutex
 	byOrigin, bgByOrigin := map[int][]SummaryCall{}, map[int][]SummaryCall{}
+	var every []SummaryCall // in the order they were made
 	summarizer := &Summarizer{Counter: counter, OnCall: func(c SummaryCall) {
 		mu.Lock()
 		defer mu.Unlock()
+		every = append(every, c)
 		if c.Background {
 			bgByOrigin[c.Origin] = append(bgByOrigin[c.Origin], c)
 		} else {
@@ -202,6 +247,7 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 	}
 
 	res := &SimResult{Strategy: name, Config: cfg}
+	mains := make([]Request, 0, len(script))
 	msgs := []*schema.Message{system}
 	contextTokens := 0
 	var now time.Duration
@@ -266,6 +312,7 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 		reply.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{
 			PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion,
 		}}
+		mains = append(mains, Request{Step: i, Tools: tools, Messages: next, Output: completion})
 		msgs = append(next[:len(next):len(next)], &reply)
 		contextTokens = prompt + completion
 		now += ModelLatency(prompt, completion)
@@ -282,7 +329,42 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 		}
 	}
 	res.discardPrepared(len(script), takeBg)
+	mu.Lock()
+	res.Requests = inSendingOrder(mains, every)
+	mu.Unlock()
 	return res, nil
+}
+
+// inSendingOrder merges the main-model requests (one per step, in order)
+// and the summarizer calls (in the order they were made) the way a
+// provider received them: before step i's call, the synchronous summarizer
+// calls its compaction made; after it, those of a compaction it started in
+// the background, which runs while the call is answered.
+func inSendingOrder(mains []Request, calls []SummaryCall) []Request {
+	out := make([]Request, 0, len(mains)+len(calls))
+	summary := func(c SummaryCall) Request {
+		return Request{Step: c.Origin, Summarizer: true, Background: c.Background, Tools: c.Tools, Messages: c.Messages, Output: c.OutputTokens}
+	}
+	used := make([]bool, len(calls))
+	take := func(step int, background bool) {
+		for k, c := range calls {
+			if !used[k] && c.Origin == step && c.Background == background {
+				used[k] = true
+				out = append(out, summary(c))
+			}
+		}
+	}
+	for _, m := range mains {
+		take(m.Step, false)
+		out = append(out, m)
+		take(m.Step, true)
+	}
+	for k, c := range calls {
+		if !used[k] {
+			out = append(out, summary(c))
+		}
+	}
+	return out
 }
 
 // addPrepared adds to c, applied at step i with the model call due at now,
@@ -393,6 +475,43 @@ func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer 
 			return nil, err
 		}
 		return &einoStrategy{mw: mw, tools: tools}, nil
+	case StrategyEinoPrefix:
+		mw, err := einosum.New(ctx, &einosum.Config{
+			Model:        summarizer,
+			ModelOptions: []model.Option{model.WithTools(tools)},
+			Trigger:      &einosum.TriggerCondition{ContextTokens: int(float64(cfg.Window) * cfg.CompactAt)},
+			TokenCounter: sameEstimate(counter),
+			GenModelInput: func(_ context.Context, _, instruction *schema.Message, original []*schema.Message) ([]*schema.Message, error) {
+				return append(slices.Clip(original), instruction), nil
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &einoStrategy{mw: mw, tools: tools}, nil
+	case StrategyPruning:
+		s, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{ChatModel: summarizer, Logger: discardLogger})
+		if err != nil {
+			return nil, err
+		}
+		p, err := compaction.NewToolResultPruningCompactor(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		pipe, err := compaction.NewPipeline(p, s)
+		if err != nil {
+			return nil, err
+		}
+		h, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
+			Compactor: pipe, ContextWindow: cfg.Window, CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo,
+			TokenCounter: counter, Logger: discardLogger,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &hookStrategy{hook: h, tools: tools}, nil
+	case StrategyNone:
+		return noCompaction{}, nil
 	}
 	return nil, fmt.Errorf("unknown strategy %q", name)
 }
@@ -464,6 +583,13 @@ func (s *hookStrategy) lastTiers() []string {
 		out[i] = r.Tier
 	}
 	return out
+}
+
+// noCompaction sends every message: an agent whose window never fills.
+type noCompaction struct{}
+
+func (noCompaction) beforeModel(_ context.Context, msgs []*schema.Message, _, _ int) ([]*schema.Message, error) {
+	return msgs, nil
 }
 
 type einoStrategy struct {

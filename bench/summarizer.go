@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +30,11 @@ type SummaryCall struct {
 	// background, whose calls a simulation accounts apart from those of
 	// the synchronous compaction the same step may make.
 	Background bool
+	// Messages and Tools are the request as the summarizer received it:
+	// its messages, and the tool schemas passed as a model option (none
+	// unless the compactor forwards the agent's).
+	Messages []*schema.Message
+	Tools    []*schema.ToolInfo
 }
 
 // originKey carries the simulated step in the ctx the strategies get; the
@@ -100,7 +106,7 @@ func Latency(input, output int) time.Duration {
 }
 
 // Generate implements model.BaseChatModel.
-func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, _ ...model.Option) (*schema.Message, error) {
+func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -109,13 +115,15 @@ func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, _ ..
 	if counter == nil {
 		counter = compaction.DefaultCounter()
 	}
-	in, err := counter.Count(ctx, input, nil)
+	tools := model.GetCommonOptions(nil, opts...).Tools
+	in, err := counter.Count(ctx, input, tools)
 	if err != nil {
 		return nil, err
 	}
 	out := OutputTokens(in)
 	background, _ := ctx.Value(backgroundKey{}).(bool)
-	call := SummaryCall{InputTokens: in, OutputTokens: out, Origin: originOf(ctx), Background: background}
+	call := SummaryCall{InputTokens: in, OutputTokens: out, Origin: originOf(ctx), Background: background,
+		Messages: slices.Clone(input), Tools: tools}
 	if !s.ZeroLatency {
 		call.Latency = Latency(in, out)
 	}

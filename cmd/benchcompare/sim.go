@@ -53,10 +53,19 @@ func runSimulation(steps, window int, prepareAt float64, docs string, stdout io.
 		}
 		all = append(all, sr)
 	}
+	bills, err := runBills(ctx, steps, window, prepareAt)
+	if err != nil {
+		return err
+	}
+	bill := billReport(bills, steps, window)
+	fmt.Fprintln(stdout, bill)
 	report := simReport(all, steps, window, docs != "")
 	fmt.Fprintln(stdout, report)
 	if docs == "" {
 		return nil
+	}
+	if err := updateDoc(docPath(docs), blockBill, "Measured on "+machine()+".\n\n"+bill); err != nil {
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(docs, plotFile), []byte(plotSVG(all, window)), 0o644); err != nil {
 		return err

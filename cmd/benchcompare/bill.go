@@ -1,0 +1,297 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/einocompact/einocompact/bench"
+)
+
+// blockBill is the generated block of docs/benchmarks.md with the bill.
+const blockBill = "bill"
+
+// billStrategies are the strategies billed, in table order; the ratios are
+// to bench.StrategyEino.
+var billStrategies = []string{
+	bench.StrategyEinocompact, bench.StrategyPrepared, bench.StrategyPruning,
+	bench.StrategyEino, bench.StrategyEinoPrefix, bench.StrategyNone,
+}
+
+// billColumn is one way of pricing a run.
+type billColumn struct {
+	label     string
+	prices    bench.Prices
+	separate  bool // the summarizer is a separate model at bench.SeparateSummarizerPrice
+	forgetful bool // with bench.DefaultForgetRule
+}
+
+var billColumns = []billColumn{
+	{label: "no caching", prices: bench.PricesNoCache},
+	{label: "OpenAI-like", prices: bench.PricesOpenAI},
+	{label: "Anthropic-like", prices: bench.PricesAnthropic},
+	{label: "explicit breakpoints", prices: bench.PricesExplicit},
+	{label: "OpenAI-like, separate summarizer 0.2x", prices: bench.PricesOpenAI, separate: true},
+	{label: "OpenAI-like, forgetting", prices: bench.PricesOpenAI, forgetful: true},
+	{label: "OpenAI-like, separate summarizer, forgetting", prices: bench.PricesOpenAI, separate: true, forgetful: true},
+}
+
+func (c billColumn) config(recalls []bench.Recall, rule *bench.ForgetRule) bench.BillConfig {
+	cfg := bench.BillConfig{Prices: c.prices}
+	if c.separate {
+		cfg.SummarizerPrice = bench.SeparateSummarizerPrice
+	}
+	if c.forgetful {
+		if rule == nil {
+			rule = &bench.DefaultForgetRule
+		}
+		cfg.Rule, cfg.Recalls = rule, recalls
+	}
+	return cfg
+}
+
+// billRun is one trajectory run by every billed strategy.
+type billRun struct {
+	seed    uint64
+	recalls []bench.Recall
+	results map[string]*bench.SimResult
+	bills   map[billKey]bench.Bill
+}
+
+type billKey struct {
+	strategy, column, rule string
+}
+
+// bill is strategy s's run billed as column c says (with rule instead of
+// the default forgetting rule, when set), computed once.
+func (run billRun) bill(s string, c billColumn, rule *bench.ForgetRule) bench.Bill {
+	k := billKey{strategy: s, column: c.label}
+	if rule != nil {
+		k.rule = rule.Name
+	}
+	if b, ok := run.bills[k]; ok {
+		return b
+	}
+	b := bench.BillOf(run.results[s], c.config(run.recalls, rule))
+	run.bills[k] = b
+	return b
+}
+
+// billShape holds the runs of one shape, one per seed.
+type billShape struct {
+	shape bench.Shape
+	runs  []billRun
+}
+
+func runBills(ctx context.Context, steps, window int, prepareAt float64) ([]billShape, error) {
+	strategies := billStrategies
+	if prepareAt == 0 {
+		strategies = slices.DeleteFunc(slices.Clone(strategies), func(s string) bool { return s == bench.StrategyPrepared })
+	}
+	var out []billShape
+	for _, shape := range bench.Shapes {
+		bs := billShape{shape: shape}
+		for _, seed := range simSeeds {
+			cfg := bench.SimConfig{Shape: shape, Steps: steps, Window: window, Seed: seed, PrepareAt: prepareAt, Strategies: strategies}
+			res, err := bench.Simulate(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			_, script := bench.Trajectory(shape, steps, window, seed)
+			run := billRun{seed: seed, recalls: bench.Recalls(script, seed), results: map[string]*bench.SimResult{}, bills: map[billKey]bench.Bill{}}
+			for _, r := range res {
+				run.results[r.Strategy] = r
+			}
+			bs.runs = append(bs.runs, run)
+		}
+		out = append(out, bs)
+	}
+	return out, nil
+}
+
+// strategiesOf lists the strategies the runs have, in table order.
+func (bs billShape) strategiesOf() []string {
+	var out []string
+	for _, s := range billStrategies {
+		if bs.runs[0].results[s] != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// perSeed applies f to strategy s of every seed.
+func (bs billShape) perSeed(s string, f func(billRun, *bench.SimResult) float64) []float64 {
+	out := make([]float64, len(bs.runs))
+	for i, run := range bs.runs {
+		out[i] = f(run, run.results[s])
+	}
+	return out
+}
+
+// ratio is the median over seeds of strategy s's bill in column c over
+// baseline's.
+func (bs billShape) ratio(s, baseline string, c billColumn, rule *bench.ForgetRule) float64 {
+	return median(bs.perSeed(s, func(run billRun, _ *bench.SimResult) float64 {
+		return run.bill(s, c, rule).Cost / run.bill(baseline, c, rule).Cost
+	}))
+}
+
+// billTarget is one row of issue 23's targets.
+type billTarget struct {
+	label              string
+	ours, theirs       string
+	column             billColumn
+	limit              float64
+	issueBefore        string
+}
+
+// billTargets are issue 23's targets. einocompact is in its default
+// settings; the prepared row compares the prepared hook with the
+// synchronous one.
+func billTargets() []billTarget {
+	return []billTarget{
+		{label: "OpenAI-like, summarizer = agent's model", ours: bench.StrategyEinocompact, theirs: bench.StrategyEino, column: billColumns[1], limit: 0.85, issueBefore: "1.18"},
+		{label: "Anthropic-like, summarizer = agent's model", ours: bench.StrategyEinocompact, theirs: bench.StrategyEino, column: billColumns[2], limit: 0.85, issueBefore: "1.22"},
+		{label: "OpenAI-like, separate summarizer at 0.2x", ours: bench.StrategyEinocompact, theirs: bench.StrategyEino, column: billColumns[4], limit: 1.10, issueBefore: "1.32"},
+		{label: "no caching", ours: bench.StrategyEinocompact, theirs: bench.StrategyEino, column: billColumns[0], limit: 1.15, issueBefore: "1.29"},
+		{label: "OpenAI-like, agent's model, with the forgetting model", ours: bench.StrategyEinocompact, theirs: bench.StrategyEino, column: billColumns[5], limit: 0.75, issueBefore: "0.95"},
+		{label: "OpenAI-like, separate summarizer, with the forgetting model", ours: bench.StrategyEinocompact, theirs: bench.StrategyEino, column: billColumns[6], limit: 0.90, issueBefore: "1.07"},
+		{label: "`PrepareAt` 0.45 / synchronous (OpenAI-like, agent's model)", ours: bench.StrategyPrepared, theirs: bench.StrategyEinocompact, column: billColumns[1], limit: 1.02, issueBefore: "1.07-1.09"},
+	}
+}
+
+func kilo(v float64) string {
+	if v >= 1e6 {
+		return fmt.Sprintf("%.2fM", v/1e6)
+	}
+	return fmt.Sprintf("%.0fk", v/1e3)
+}
+
+func billReport(all []billShape, steps, window int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d model calls per trajectory, window %d tokens, %d seeds per shape; every figure is the median over the seeds (a ratio is the median of the per-seed ratios). "+
+		"Bills are in uncached input tokens of the agent's model (an input token the cache did not serve costs 1). "+
+		"The forgetting columns use the rule \"%s\" with %s.\n\n",
+		steps, window, len(simSeeds), bench.DefaultForgetRule.Name, recallSchedule())
+	for _, bs := range all {
+		fmt.Fprintf(&b, "#### Bill: %s\n\n", bs.shape)
+		b.WriteString("| strategy |")
+		for _, c := range billColumns {
+			fmt.Fprintf(&b, " %s |", c.label)
+		}
+		b.WriteString("\n|---|")
+		b.WriteString(strings.Repeat("---:|", len(billColumns)))
+		b.WriteString("\n")
+		for _, s := range bs.strategiesOf() {
+			fmt.Fprintf(&b, "| %s |", s)
+			for _, c := range billColumns {
+				cost := median(bs.perSeed(s, func(run billRun, _ *bench.SimResult) float64 {
+					return run.bill(s, c, nil).Cost
+				}))
+				fmt.Fprintf(&b, " %s (%.2f) |", kilo(cost), bs.ratio(s, bench.StrategyEino, c, nil))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+		b.WriteString("| strategy | compactions | main input | of it cached, OpenAI-like | of it cache writes, Anthropic-like | main output | summarizer input | of it cached, OpenAI-like | summarizer output | re-sent per compaction, OpenAI-like | recalls forgotten / extra calls |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, s := range bs.strategiesOf() {
+			med := func(f func(billRun, *bench.SimResult) float64) float64 { return median(bs.perSeed(s, f)) }
+			openai := func(run billRun, _ *bench.SimResult) bench.Bill { return run.bill(s, billColumns[5], nil) }
+			anthropic := func(run billRun, _ *bench.SimResult) bench.Bill { return run.bill(s, billColumns[2], nil) }
+			comp := med(func(_ billRun, r *bench.SimResult) float64 { return float64(len(r.Compactions)) })
+			in := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Main.Input) })
+			cached := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Main.Read) })
+			writes := med(func(run billRun, r *bench.SimResult) float64 { return float64(anthropic(run, r).Main.Written) })
+			out := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Main.Output) })
+			sin := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Summarizer.Input) })
+			scached := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Summarizer.Read) })
+			sout := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Summarizer.Output) })
+			resent := med(func(run billRun, r *bench.SimResult) float64 { return meanInt(openai(run, r).Resent) })
+			forgot := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Forgotten) })
+			extra := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).ExtraCalls) })
+			fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f / %.0f |\n",
+				s, comp, kilo(in), kilo(cached), kilo(writes), kilo(out), kilo(sin), kilo(scached), kilo(sout), resent, forgot, extra)
+		}
+		b.WriteString("\n")
+		b.WriteString(rankingTable(bs))
+	}
+	b.WriteString(targetsTable(all))
+	return b.String()
+}
+
+// rankingTable shows, for one shape, each strategy's OpenAI-like bill
+// (agent's model) over Eino's and its rank under every forgetting rule.
+func rankingTable(bs billShape) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "How the ranking moves with the forgetting rule (%s, OpenAI-like, summarizer = agent's model; bill / Eino's, rank 1 = cheapest):\n\n", bs.shape)
+	b.WriteString("| strategy | no forgetting |")
+	for _, r := range bench.ForgetRules {
+		fmt.Fprintf(&b, " %s |", r.Name)
+	}
+	b.WriteString("\n|---|---:|")
+	b.WriteString(strings.Repeat("---:|", len(bench.ForgetRules)))
+	b.WriteString("\n")
+	strategies := bs.strategiesOf()
+	cols := make([][]float64, 1+len(bench.ForgetRules))
+	for k := range cols {
+		c := billColumns[1]
+		var rule *bench.ForgetRule
+		if k > 0 {
+			c = billColumns[5]
+			rule = &bench.ForgetRules[k-1]
+		}
+		for _, s := range strategies {
+			cols[k] = append(cols[k], bs.ratio(s, bench.StrategyEino, c, rule))
+		}
+	}
+	for i, s := range strategies {
+		fmt.Fprintf(&b, "| %s |", s)
+		for _, col := range cols {
+			rank := 1
+			for _, v := range col {
+				if v < col[i] {
+					rank++
+				}
+			}
+			fmt.Fprintf(&b, " %.2f (%d) |", col[i], rank)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func targetsTable(all []billShape) string {
+	var b strings.Builder
+	b.WriteString("#### Targets of the bill (issue 23; median seed, every shape)\n\n")
+	b.WriteString("| bill | shape | issue's \"now\" | target | measured | met |\n|---|---|---:|---:|---:|---|\n")
+	for _, t := range billTargets() {
+		for _, bs := range all {
+			if bs.runs[0].results[t.ours] == nil {
+				continue
+			}
+			v := bs.ratio(t.ours, t.theirs, t.column, nil)
+			fmt.Fprintf(&b, "| %s / %s, %s | %s | %s | <= %.2f | %.2f | %s |\n", t.ours, t.theirs, t.label, bs.shape, t.issueBefore, t.limit, v, yes(v <= t.limit))
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func recallSchedule() string {
+	return "recalls scripted from step 20 on, one step in 8 on average, each needing a tool result from 5 to 60 steps back"
+}
+
+func meanInt(vs []int) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	sum := 0
+	for _, v := range vs {
+		sum += v
+	}
+	return float64(sum) / float64(len(vs))
+}
