@@ -124,10 +124,10 @@ func TestUsageCost(t *testing.T) {
 		prices Prices
 		want   float64
 	}{
-		{PricesNoCache, 200 + 600 + 200 + 80},          // every input token at 1
-		{PricesOpenAI, 200 + 60 + 200 + 80},            // writes cost what input does
-		{PricesAnthropic, 200 + 60 + 250 + 50},         // 1.25 a write, output 5
-		{PricesExplicit, 200 + 60 + 250 + 80},          // 1.25 a write, output 8
+		{PricesNoCache, 200 + 600 + 200 + 80},  // every input token at 1
+		{PricesOpenAI, 200 + 60 + 200 + 80},    // writes cost what input does
+		{PricesAnthropic, 200 + 60 + 250 + 50}, // 1.25 a write, output 5
+		{PricesExplicit, 200 + 60 + 250 + 80},  // 1.25 a write, output 8
 		{Prices{CachedInput: 0.5, CacheWrite: 2}, 200 + 300 + 400},
 	}
 	for _, c := range cases {

@@ -140,11 +140,11 @@ func (bs billShape) ratio(s, baseline string, c billColumn, rule *bench.ForgetRu
 
 // billTarget is one row of issue 23's targets.
 type billTarget struct {
-	label              string
-	ours, theirs       string
-	column             billColumn
-	limit              float64
-	issueBefore        string
+	label        string
+	ours, theirs string
+	column       billColumn
+	limit        float64
+	issueBefore  string
 }
 
 // billTargets are issue 23's targets. einocompact is in its default
