@@ -42,7 +42,12 @@ func New(ctx context.Context, cfg *Config) (*Agent, error) {
 			return nil, fmt.Errorf("agent: bind tools to Model: %w", err)
 		}
 	}
-	tools, err := compose.NewToolNode(ctx, &compose.ToolsNodeConfig{Tools: c.Tools})
+	toolsCfg := &compose.ToolsNodeConfig{Tools: c.Tools}
+	if !c.AbortOnToolError {
+		toolsCfg.ToolCallMiddlewares = []compose.ToolMiddleware{toolErrorsAsResults()}
+		toolsCfg.UnknownToolsHandler = unknownToolResult
+	}
+	tools, err := compose.NewToolNode(ctx, toolsCfg)
 	if err != nil {
 		return nil, fmt.Errorf("agent: build tools node: %w", err)
 	}
@@ -70,8 +75,9 @@ func (a *Agent) WarmUp(ctx context.Context) error {
 // out. messages are not modified.
 //
 // Any hook error aborts the run and is returned wrapped (errors.Is finds it);
-// so are model and tool errors. A cancelled ctx always yields an error
-// wrapping ctx.Err().
+// so are model errors, and tool errors when Config.AbortOnToolError is set
+// (by default a tool's error is its call's result, for the model to read).
+// A cancelled ctx always yields an error wrapping ctx.Err().
 func (a *Agent) Run(ctx context.Context, messages []*schema.Message) (*Result, error) {
 	if err := checkInput(messages); err != nil {
 		return nil, err

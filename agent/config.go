@@ -38,6 +38,13 @@ type Config struct {
 	Name string
 	// Logger receives warnings such as a run ending at MaxSteps; nil means slog.Default().
 	Logger *slog.Logger
+	// AbortOnToolError makes a tool's error end the run, returned wrapped by
+	// Run. Default false: the error reaches the model as the call's result,
+	// "error: " followed by the error's text, and a call to a tool the agent
+	// does not have is answered the same way, so the model can correct
+	// itself, as in any ReAct loop. Either way a cancelled or expired ctx
+	// ends the run with an error wrapping ctx.Err().
+	AbortOnToolError bool
 }
 
 // ErrInvalidConfig is wrapped by the errors New returns for a bad Config.

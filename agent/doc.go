@@ -43,7 +43,8 @@
 //	    if the reply is text (or there are no tools):
 //	        StepCount++; exit "text"; on_exit; if ContinueRun: loop again
 //	    before_tool                     (State.PendingToolCalls = the reply's calls)
-//	    run the pending calls; append their results
+//	    run the pending calls; append their results (a failed call's
+//	      result is "error: " and its error, see Config.AbortOnToolError)
 //	    after_tool; StepCount++
 //	otherwise exit "max_steps"
 //	after_run; return the Result

@@ -4,6 +4,7 @@
 //
 //	OPENAI_API_KEY=sk-... go run ./examples/quickstart
 //
+// from the repository's root: the agent reads the repository's files.
 // OPENAI_BASE_URL and OPENAI_MODEL point it at any OpenAI-compatible
 // endpoint (default: OpenAI's, model gpt-4o-mini).
 package main
@@ -38,8 +39,8 @@ func main() {
 }
 
 // run asks an agent that can read the files of the current directory what
-// main.go does, and writes what happened to out. window is the model's
-// context window, in tokens.
+// examples/quickstart/main.go does, and writes what happened to out. window
+// is the model's context window, in tokens.
 func run(ctx context.Context, out io.Writer, baseURL, apiKey, model string, window int) error {
 	// The agent's model. An empty BaseURL means OpenAI's.
 	chatModel, err := openai.NewChatModel(ctx, &openai.ChatModelConfig{BaseURL: baseURL, APIKey: apiKey, Model: model})
@@ -48,6 +49,8 @@ func run(ctx context.Context, out io.Writer, baseURL, apiKey, model string, wind
 	}
 
 	// A tool: utils.InferTool derives its JSON schema from the input struct.
+	// Its error (a wrong path, say) is the call's result: the model reads
+	// "error: ..." and can try another path.
 	type readFileInput struct {
 		Path string `json:"path" jsonschema:"description=a path relative to the current directory"`
 	}
@@ -92,13 +95,13 @@ func run(ctx context.Context, out io.Writer, baseURL, apiKey, model string, wind
 	a, err := agent.New(ctx, &agent.Config{
 		Model:       chatModel,
 		Tools:       []tool.BaseTool{readFile},
-		Instruction: "You are a careful engineer. Read files with the read_file tool before you answer.",
+		Instruction: "You are a careful engineer. Read files with the read_file tool before you answer; paths are relative to the repository's root.",
 		Hooks:       reg,
 	})
 	if err != nil {
 		return err
 	}
-	res, err := a.Run(ctx, []*schema.Message{schema.UserMessage("What does main.go do?")})
+	res, err := a.Run(ctx, []*schema.Message{schema.UserMessage("What does examples/quickstart/main.go do?")})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -49,5 +50,57 @@ func TestQuickstartCompacts(t *testing.T) {
 	}
 	if n := len(srv.Rejected()); n > 0 {
 		t.Errorf("the endpoint rejected %d requests", n)
+	}
+}
+
+// goPath finds the Go file a question asks about.
+var goPath = regexp.MustCompile(`[\w./-]+\.go`)
+
+// Run from the repository's root, where the README runs it, the quickstart
+// finds the file its question names; a read that fails (a path that does not
+// exist, or one outside the directory) reaches the model as an "error: "
+// result, and the run still ends with the model's answer. The fake model
+// reads what the question names, as a model would, plus the two bad paths.
+func TestQuickstartRunsFromTheRepositoryRoot(t *testing.T) {
+	t.Chdir("../..")
+	const answer = "It builds an agent whose conversation a compaction hook keeps small."
+	var results atomic.Pointer[[]openaitest.Message]
+	srv := openaitest.Start(t, openaitest.WithPromptUsage(func(req *openaitest.Request) (*openaitest.Reply, error) {
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == "tool" {
+			tail := req.Messages[len(req.Messages)-3:]
+			results.Store(&tail)
+			return openaitest.Text(answer), nil
+		}
+		asked := goPath.FindString(last.Content.Text)
+		return openaitest.Call(
+			openaitest.Fn("call_1", "read_file", `{"path":"`+asked+`"}`),
+			openaitest.Fn("call_2", "read_file", `{"path":"no/such/file.go"}`),
+			openaitest.Fn("call_3", "read_file", `{"path":"../outside.go"}`),
+		), nil
+	}))
+
+	var out bytes.Buffer
+	if err := run(context.Background(), &out, srv.BaseURL(), "test-key", "test-model", 128_000); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), answer) {
+		t.Errorf("the answer is not printed:\n%s", out.String())
+	}
+	got := results.Load()
+	if got == nil {
+		t.Fatal("the model never saw the tool results")
+	}
+	byID := map[string]string{}
+	for _, m := range *got {
+		byID[m.ToolCallID] = m.Content.Text
+	}
+	if r := byID["call_1"]; !strings.Contains(r, "package main") {
+		t.Errorf("reading the file the question names gave %.80q; want the file", r)
+	}
+	for _, id := range []string{"call_2", "call_3"} {
+		if r := byID[id]; !strings.HasPrefix(r, "error: ") {
+			t.Errorf("%s's result %.80q; want the tool's error after \"error: \"", id, r)
+		}
 	}
 }
