@@ -123,8 +123,11 @@ type CompactionConfig struct {
 	// PrepareAt is the fraction of the window at which the compaction is
 	// started in the background, so that the call reaching compact_at does
 	// not wait for the summarizer (compaction.HookConfig.PrepareAt).
-	// Default 0.45, chosen from the simulation in docs/benchmarks.md; 0
-	// turns it off; otherwise compact_to < prepare_at < compact_at.
+	// Default DefaultPrepareAt (0.45), chosen from the simulation in
+	// docs/benchmarks.md; a file that leaves it out but moves compact_to or
+	// compact_at past it gets the midpoint of the two instead (Load,
+	// LoadInto). 0 turns it off; otherwise compact_to < prepare_at <
+	// compact_at.
 	PrepareAt float64 `yaml:"prepare_at"`
 	// Counter configures the local token counter.
 	Counter CounterConfig `yaml:"counter"`
@@ -270,7 +273,7 @@ func DefaultConfig() *Config {
 			ContextWindow: 128000,
 			CompactAt:     0.7,
 			CompactTo:     0.4,
-			PrepareAt:     0.45,
+			PrepareAt:     DefaultPrepareAt,
 			Counter: CounterConfig{
 				Kind:           CounterApproximate,
 				Encoding:       "o200k_base",
