@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"unsafe"
 	"weak"
@@ -21,10 +22,14 @@ import (
 // a few new ones, and walking a remembered sequence beside it reads memory in
 // order, where a map lookup per message cost more than measuring the
 // message's length does in Eino's counter. A sequence is found by the
-// addresses of the conversation's first two messages (a system prompt may be
-// shared by many runs; the second message seldom is), and is followed for as
+// addresses of the conversation's first two messages, and is followed for as
 // long as its entries match: the rest of the conversation is measured and
-// the sequence extended or replaced.
+// the sequence extended, or a new one filed beside it. A system prompt may be
+// shared by many runs, and so may a few-shot exchange after it: up to
+// seqsPerKey sequences share a key, and a count follows the one whose entry
+// at the conversation's deepest comparable position matches (the one that
+// conversation made), so that conversations sharing their start do not
+// replace each other's sequence at every count.
 //
 // Identity: an entry matches a message when it was made at the message's
 // address and a weak pointer to the message it was made for still points to
@@ -68,8 +73,12 @@ type costCache struct {
 	mu   sync.RWMutex
 	max  int
 	n    int // entries over all sequences
-	seqs map[seqKey]*costSeq
+	seqs map[seqKey][]*costSeq
 }
+
+// seqsPerKey bounds the sequences that share their first two messages; the
+// oldest gives way to a new one.
+const seqsPerKey = 16
 
 type seqKey struct{ first, second uintptr }
 
@@ -96,7 +105,7 @@ const defaultCacheEntries = 1 << 16
 const minCachedRun = 8
 
 func newCostCache(max int) *costCache {
-	return &costCache{max: max, seqs: make(map[seqKey]*costSeq)}
+	return &costCache{max: max, seqs: make(map[seqKey][]*costSeq)}
 }
 
 func addr(m *schema.Message) uintptr { return uintptr(unsafe.Pointer(m)) }
@@ -136,7 +145,7 @@ func (c *costCache) sumEach(messages []*schema.Message, measure func(*schema.Mes
 	gcs, gcsOK := completedGCs()
 	key := keyOf(messages)
 	c.mu.RLock()
-	seq := c.seqs[key]
+	seq := pick(c.seqs[key], messages)
 	var prefix []costEntry
 	checked := false
 	if seq != nil {
@@ -185,6 +194,22 @@ func (c *costCache) sumEach(messages []*schema.Message, measure func(*schema.Mes
 	return total
 }
 
+// pick returns the sequence of seqs a count of messages follows: the first
+// whose entry at the deepest position both have matches the message there
+// by address and fingerprint (the walk checks the rest), else the newest.
+func pick(seqs []*costSeq, messages []*schema.Message) *costSeq {
+	if len(seqs) == 0 {
+		return nil
+	}
+	for _, s := range seqs {
+		i := min(len(s.entries), len(messages)) - 1
+		if e := &s.entries[i]; e.addr == addr(messages[i]) && e.print == fingerprint(messages[i]) {
+			return s
+		}
+	}
+	return seqs[len(seqs)-1]
+}
+
 // matches reports whether e was made for m, as m is now. trusted skips the
 // weak pointer: the caller knows no collection completed since e was last
 // found alive.
@@ -200,12 +225,19 @@ func (e *costEntry) matches(m *schema.Message, trusted bool) bool {
 func (c *costCache) recordChecked(key seqKey, seq *costSeq, gcs uint64, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.seqs[key] == seq && (gcs > seq.checkedGC || gcs == seq.checkedGC && n > seq.checkedLen) {
+	if c.holds(key, seq) && (gcs > seq.checkedGC || gcs == seq.checkedGC && n > seq.checkedLen) {
 		seq.checkedGC, seq.checkedLen = gcs, n
 	}
 }
 
-// store records prefix+fresh as the sequence for key. prefix is a prefix of
+// holds reports whether seq is still filed under key. Called with mu held.
+func (c *costCache) holds(key seqKey, seq *costSeq) bool {
+	return seq != nil && slices.Contains(c.seqs[key], seq)
+}
+
+// store records prefix+fresh as a sequence for key: seq extended in place
+// when prefix is all of it, else a new sequence filed beside the others
+// (the oldest giving way past seqsPerKey). prefix is a prefix of
 // seq.entries, read under the read lock; entries are never written once
 // published, and a sequence only grows in place past its current length, so
 // prefix stays valid whatever happened meanwhile. Every entry of prefix and
@@ -214,18 +246,20 @@ func (c *costCache) recordChecked(key seqKey, seq *costSeq, gcs uint64, n int) {
 func (c *costCache) store(key seqKey, seq *costSeq, prefix, fresh []costEntry, gcs uint64, gcsOK bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cur := c.seqs[key]
-	if cur != nil && cur == seq && len(cur.entries) == len(prefix) {
+	cur := seq
+	if c.holds(key, seq) && len(seq.entries) == len(prefix) {
 		cur.entries = append(cur.entries, fresh...)
 		c.n += len(fresh)
 	} else {
-		if cur != nil {
-			c.n -= len(cur.entries)
-		}
 		entries := make([]costEntry, 0, len(prefix)+len(fresh))
 		entries = append(append(entries, prefix...), fresh...)
 		cur = &costSeq{entries: entries}
-		c.seqs[key] = cur
+		list := c.seqs[key]
+		if len(list) >= seqsPerKey {
+			c.n -= len(list[0].entries)
+			list = slices.Delete(list, 0, 1)
+		}
+		c.seqs[key] = append(list, cur)
 		c.n += len(entries)
 	}
 	if gcsOK {
@@ -252,10 +286,20 @@ func completedGCs() (n uint64, ok bool) {
 // of them when that leaves more than three quarters of the bound. Called
 // with mu held.
 func (c *costCache) evict() {
-	for k, s := range c.seqs {
-		if s.entries[0].msg.Value() == nil || s.entries[1].msg.Value() == nil {
+	for k, list := range c.seqs {
+		kept := list[:0]
+		for _, s := range list {
+			if s.entries[0].msg.Value() == nil || s.entries[1].msg.Value() == nil {
+				c.n -= len(s.entries)
+				continue
+			}
+			kept = append(kept, s)
+		}
+		clear(list[len(kept):])
+		if len(kept) == 0 {
 			delete(c.seqs, k)
-			c.n -= len(s.entries)
+		} else {
+			c.seqs[k] = kept
 		}
 	}
 	if c.n > c.max-c.max/4 {

@@ -256,3 +256,33 @@ func TestCostCacheConfig(t *testing.T) {
 		t.Errorf("default counter cache = %+v", d.costs)
 	}
 }
+
+// TestCostCacheConversationsSharingTheirStart: conversations that share
+// their first messages (a system prompt and a few-shot exchange, the same
+// values) are counted in turn; each keeps its own remembered sequence, so a
+// count measures only what was appended since that conversation's last.
+func TestCostCacheConversationsSharingTheirStart(t *testing.T) {
+	t.Parallel()
+	c, _ := cachedAndPlain(t, 4, 0)
+	r := rand.New(rand.NewPCG(3, 4))
+	shared := randomMessages(r, 3)
+	convs := make([][]*schema.Message, 4)
+	for i := range convs {
+		convs[i] = append(append([]*schema.Message{}, shared...), randomMessages(r, 20)...)
+	}
+	measured := 0
+	measure := func(m *schema.Message) Cost { measured++; return c.cost(new(runeTally), m) }
+	for _, conv := range convs {
+		c.costs.sum(conv, measure)
+	}
+	for round := range 3 {
+		for i := range convs {
+			convs[i] = append(convs[i], user("next"))
+			measured = 0
+			c.costs.sum(convs[i], measure)
+			if measured != 1 {
+				t.Fatalf("round %d, conversation %d: measured %d messages after one was appended, want 1", round, i, measured)
+			}
+		}
+	}
+}

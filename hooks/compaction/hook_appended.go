@@ -8,13 +8,15 @@ import "github.com/cloudwego/eino/schema"
 // summarizer was busy) follow the compacted conversation, so no write is
 // lost. When current no longer starts with snapshot, someone rewrote the
 // conversation meanwhile; ok is false and the caller keeps that rewrite,
-// since merging two rewrites could drop or duplicate messages.
+// since merging two rewrites could drop or duplicate messages. A message of
+// current equal in content to the snapshot's (a middleware that copies every
+// message) is no rewrite (sameMessage).
 func mergeAppended(snapshot, current, compacted []*schema.Message) (merged []*schema.Message, ok bool) {
 	if len(current) < len(snapshot) {
 		return nil, false
 	}
 	for i, m := range snapshot {
-		if current[i] != m {
+		if !sameMessage(current[i], m) {
 			return nil, false
 		}
 	}

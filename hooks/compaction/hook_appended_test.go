@@ -31,7 +31,8 @@ func TestMergeAppended(t *testing.T) {
 		{"rewritten in place", []*schema.Message{a, x, c}, nil, false},
 		{"rewritten shorter", []*schema.Message{a, b}, nil, false},
 		{"replaced wholesale", []*schema.Message{x}, nil, false},
-		{"equal text is not the same message", []*schema.Message{a, asst("b"), c}, nil, false},
+		{"a copy with equal content is the same message", []*schema.Message{a, asst("b"), c, x}, []*schema.Message{compacted[0], c, x}, true},
+		{"equal text from another role is not", []*schema.Message{a, user("b"), c}, nil, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

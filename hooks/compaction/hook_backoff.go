@@ -3,8 +3,8 @@ package compaction
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
-	"weak"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -22,32 +22,44 @@ const (
 	backoffSteps  = 8
 	// backoffMemory bounds how many conversations the hook remembers.
 	backoffMemory = 4096
+	// backoffPerAnchor bounds how many of them share a first non-system
+	// message (a few-shot prefix).
+	backoffPerAnchor = 64
 )
 
 // backoffs remembers the failed compactions of the conversations a hook
-// serves. A conversation is known by the identity of its first message that
-// is not a system message (anchorOf), as prepared compactions are: agents
-// create it once per run and keep it (messages are immutable by contract),
-// and a failed compaction leaves it in place. The first message would not
-// do: servers often start every conversation with one shared system prompt
-// value, and one conversation's failure then held back all the others. A
-// weak pointer lets the entry go with the run.
+// serves. A conversation is known by its content as it stood at the
+// failure: the entry holds the number of messages then and their
+// PrefixDigest, and a later call belongs to that conversation when it
+// begins with those messages, the rule by which prepared compactions are
+// matched. Neither the first message nor the first non-system one would
+// do: servers often start every conversation with one shared system prompt,
+// and some with the same few-shot exchange, and one conversation's failure
+// then held back all the others. Content, not pointers, so that a middleware
+// copying every message still finds its conversation's entry. Entries are
+// filed by the digest of the first non-system message (anchorKey), so a
+// lookup hashes a prefix only for the conversations sharing it.
 type backoffs struct {
 	mu      sync.Mutex
-	entries map[weak.Pointer[schema.Message]]backoffEntry
+	entries map[Digest][]backoffEntry
+	n       int
 }
 
 // backoffEntry is where a conversation stood when its compaction failed.
 type backoffEntry struct {
 	estimate, step int
+	// length and prefix identify the conversation: its length and its
+	// PrefixDigest at the failure; last is the digest of its last message
+	// then, compared first because it is cached (PrefixDigest hashes).
+	length       int
+	last, prefix Digest
 }
 
-func backoffKey(messages []*schema.Message) (weak.Pointer[schema.Message], bool) {
-	anchor := anchorOf(messages)
-	if anchor == nil {
-		return weak.Pointer[schema.Message]{}, false
-	}
-	return weak.Make(anchor), true
+// matches reports whether messages continues the conversation e was
+// recorded for.
+func (e *backoffEntry) matches(messages []*schema.Message) bool {
+	return len(messages) >= e.length && e.length > 0 && MessageDigest(messages[e.length-1]) == e.last &&
+		PrefixDigest(messages[:e.length]) == e.prefix
 }
 
 // holds reports whether a failed compaction of this conversation still
@@ -56,14 +68,21 @@ func (b *backoffs) holds(messages []*schema.Message, est, step, window int) bool
 	if est > window {
 		return false
 	}
-	key, ok := backoffKey(messages)
+	key, ok := anchorKey(messages)
 	if !ok {
 		return false
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	e, ok := b.entries[key]
-	return ok && e.holds(est, step, window)
+	list := slices.Clone(b.entries[key])
+	b.mu.Unlock()
+	// Newest first: a conversation that failed twice is judged by its
+	// latest failure.
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i].matches(messages) {
+			return list[i].holds(est, step, window)
+		}
+	}
+	return false
 }
 
 // holds reports whether an attempt that did not apply at e still holds back
@@ -80,36 +99,43 @@ func (e backoffEntry) holds(est, step, window int) bool {
 // record notes the outcome of a triggered compaction: a failure starts (or
 // restarts) the conversation's backoff, a success ends it.
 func (b *backoffs) record(messages []*schema.Message, r *Report) {
-	key, ok := backoffKey(messages)
+	key, ok := anchorKey(messages)
 	if !ok {
 		return
 	}
 	b.mu.Lock()
+	list := b.entries[key]
+	b.mu.Unlock()
+	// Hash outside the lock; the list is only ever replaced, not edited.
+	kept := make([]backoffEntry, 0, len(list)+1)
+	for _, e := range list {
+		if !e.matches(messages) {
+			kept = append(kept, e)
+		}
+	}
+	if !r.Compacted {
+		kept = append(kept, backoffEntry{estimate: r.Estimated, step: r.Step, length: len(messages),
+			last: MessageDigest(messages[len(messages)-1]), prefix: PrefixDigest(messages)})
+	}
+	if len(kept) > backoffPerAnchor {
+		kept = kept[len(kept)-backoffPerAnchor:]
+	}
+	b.mu.Lock()
 	defer b.mu.Unlock()
-	if r.Compacted {
+	if b.entries == nil {
+		b.entries = map[Digest][]backoffEntry{}
+	}
+	b.n += len(kept) - len(b.entries[key])
+	if b.n > backoffMemory {
+		// Forgetting a backoff costs one attempt.
+		clear(b.entries)
+		b.n = len(kept)
+	}
+	if len(kept) == 0 {
 		delete(b.entries, key)
 		return
 	}
-	if b.entries == nil {
-		b.entries = map[weak.Pointer[schema.Message]]backoffEntry{}
-	}
-	if len(b.entries) >= backoffMemory {
-		b.sweepLocked()
-	}
-	b.entries[key] = backoffEntry{estimate: r.Estimated, step: r.Step}
-}
-
-// sweepLocked drops the entries of conversations that are gone, then, if
-// that freed nothing, all of them: forgetting a backoff costs one attempt.
-func (b *backoffs) sweepLocked() {
-	for k := range b.entries {
-		if k.Value() == nil {
-			delete(b.entries, k)
-		}
-	}
-	if len(b.entries) >= backoffMemory {
-		clear(b.entries)
-	}
+	b.entries[key] = kept
 }
 
 // backedOff handles a triggered call while a failed compaction holds the

@@ -35,25 +35,25 @@ func TestHookBacksOffAfterFailedCompaction(t *testing.T) {
 	}{
 		{
 			name:      "fails: held until 8 calls pass",
-			calls:     []call{{0, 720, 0, false}, {0, 730, 1, false}, {0, 740, 7, false}, {0, 745, 8, false}, {0, 749, 9, false}},
+			calls:     []call{{0, 720, 0, false}, {0, 730, 1, false}, {0, 740, 7, false}, {0, 750, 8, false}, {0, 760, 9, false}},
 			wantTries: []bool{true, false, false, true, false},
 			wantOver:  []bool{false, false, false, false, false},
 		},
 		{
 			name:      "fails: retried once grown by 10% of the window",
-			calls:     []call{{0, 720, 0, false}, {0, 819, 1, false}, {0, 820, 2, false}, {0, 850, 3, false}},
+			calls:     []call{{0, 720, 0, false}, {0, 819, 1, false}, {0, 829, 2, false}, {0, 850, 3, false}},
 			wantTries: []bool{true, false, true, false},
 			wantOver:  []bool{false, false, false, false},
 		},
 		{
 			name:      "above the window: always tried, and the overflow reported",
-			calls:     []call{{0, 720, 0, false}, {0, 1001, 1, false}, {0, 1002, 2, true}},
+			calls:     []call{{0, 720, 0, false}, {0, 1001, 1, false}, {0, 1011, 2, true}},
 			wantTries: []bool{true, true, true},
 			wantOver:  []bool{false, true, false},
 		},
 		{
 			name:      "a success ends the backoff; other conversations are not held",
-			calls:     []call{{0, 720, 0, false}, {1, 720, 0, true}, {0, 721, 1, false}, {0, 820, 2, true}, {0, 765, 3, true}},
+			calls:     []call{{0, 720, 0, false}, {1, 720, 0, true}, {0, 730, 1, false}, {0, 820, 2, true}, {0, 830, 3, true}},
 			wantTries: []bool{true, true, false, true, true},
 			wantOver:  []bool{false, false, false, false, false},
 		},
@@ -74,12 +74,14 @@ func TestHookBacksOffAfterFailedCompaction(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			firsts := []*schema.Message{user("conversation zero"), user("conversation one")}
+			convs := [][]*schema.Message{{user("conversation zero")}, {user("conversation one")}}
 			for i, c := range tc.calls {
-				// The first non-system message identifies the
-				// conversation; the rest pads it to the wanted size.
-				pad := c.size - count(fc1, firsts[c.conv]) - 1 - len("[user] ")
-				st := &hooks.State{Messages: []*schema.Message{firsts[c.conv], user(rep("x", pad))}, StepCount: c.step}
+				// A conversation grows by appending: one message
+				// brings it to the wanted size (fc1 counts a user
+				// message as its text and 8 tokens).
+				pad := c.size - count(fc1, convs[c.conv]...) - 1 - len("[user] ")
+				convs[c.conv] = append(convs[c.conv][:len(convs[c.conv]):len(convs[c.conv])], user(rep("x", pad)))
+				st := &hooks.State{Messages: convs[c.conv], StepCount: c.step}
 				if got := count(fc1, st.Messages...); got != c.size {
 					t.Fatalf("call %d: padded to %d, want %d", i, got, c.size)
 				}

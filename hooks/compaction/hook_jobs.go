@@ -87,11 +87,13 @@ type jobSet struct {
 	closed  bool
 	running int
 	idle    chan struct{} // made by Close, closed when no job runs any more
-	// prepared holds the background jobs by the first non-system message of
-	// their snapshot, which a conversation that still begins with the
-	// snapshot has at the same place: a lookup costs one map access and a
-	// prefix check per conversation sharing that message.
-	prepared map[*schema.Message][]*job
+	// prepared holds the background jobs by the content digest of the
+	// first non-system message of their snapshot, which a conversation that
+	// still begins with the snapshot has at the same place: a lookup costs
+	// one map access and a prefix check per conversation sharing that
+	// message. By content, not pointer, so that a middleware copying every
+	// message before each call still finds its conversation's job.
+	prepared map[Digest][]*job
 	count    int
 	maxJobs  int
 	maxAge   time.Duration
@@ -99,7 +101,7 @@ type jobSet struct {
 
 func newJobSet() *jobSet {
 	life, stop := context.WithCancel(context.Background())
-	return &jobSet{life: life, stop: stop, prepared: map[*schema.Message][]*job{},
+	return &jobSet{life: life, stop: stop, prepared: map[Digest][]*job{},
 		maxJobs: defaultMaxPrepared, maxAge: defaultPreparedMaxAge}
 }
 
@@ -266,8 +268,8 @@ func (js *jobSet) runningNow() int {
 	return js.running
 }
 
-// anchorOf is the registry key of a conversation: its first message that is
-// not a system message, or nil when it has none (nothing to compact).
+// anchorOf returns a conversation's first message that is not a system
+// message, or nil when it has none (nothing to compact).
 func anchorOf(messages []*schema.Message) *schema.Message {
 	for _, m := range messages {
 		if m != nil && m.Role != schema.System {
@@ -277,15 +279,26 @@ func anchorOf(messages []*schema.Message) *schema.Message {
 	return nil
 }
 
-// hasPrefix reports whether messages begins with exactly the messages of
-// snapshot: the same values (pointers), in the same order. Messages are
-// immutable by contract, so equal pointers mean equal content.
+// anchorKey is the registry key of a conversation: the content digest of
+// anchorOf; ok is false when it has no such message.
+func anchorKey(messages []*schema.Message) (key Digest, ok bool) {
+	a := anchorOf(messages)
+	if a == nil {
+		return Digest{}, false
+	}
+	return MessageDigest(a), true
+}
+
+// hasPrefix reports whether messages begins with the messages of snapshot,
+// in the same order: the same pointers (messages are immutable by contract,
+// so equal pointers mean equal content), or where a pointer differs, the
+// same content (sameMessage).
 func hasPrefix(messages, snapshot []*schema.Message) bool {
 	if len(messages) < len(snapshot) {
 		return false
 	}
 	for i, m := range snapshot {
-		if messages[i] != m {
+		if !sameMessage(messages[i], m) {
 			return false
 		}
 	}
@@ -296,8 +309,8 @@ func hasPrefix(messages, snapshot []*schema.Message) bool {
 // With take it also removes it, so that only one run uses a result. Jobs
 // older than maxAge are dropped on the way and returned in expired.
 func (js *jobSet) find(messages []*schema.Message, take bool, now time.Time) (found *job, expired []*job) {
-	anchor := anchorOf(messages)
-	if anchor == nil {
+	anchor, ok := anchorKey(messages)
+	if !ok {
 		return nil, nil
 	}
 	js.mu.Lock()
@@ -337,7 +350,7 @@ func (js *jobSet) remove(j *job) bool {
 
 // removeLocked is remove with js.mu held.
 func (js *jobSet) removeLocked(j *job) bool {
-	anchor := anchorOf(j.snapshot)
+	anchor, _ := anchorKey(j.snapshot)
 	list := js.prepared[anchor]
 	i := slices.Index(list, j)
 	if i < 0 {
@@ -361,10 +374,10 @@ func (js *jobSet) removeLocked(j *job) bool {
 // (evicted), and with every slot held by a running job it refuses. The
 // caller cancels what was removed, whether or not j was added.
 func (js *jobSet) add(j *job, now time.Time) (ok bool, expired []*job, evicted *job) {
-	anchor := anchorOf(j.snapshot)
+	anchor, ok := anchorKey(j.snapshot)
 	js.mu.Lock()
 	defer js.mu.Unlock()
-	if js.closed || anchor == nil {
+	if js.closed || !ok {
 		return false, nil, nil
 	}
 	expired = js.expireLocked(now)

@@ -42,8 +42,9 @@ func TestPreparedJobExpiresWithoutItsConversation(t *testing.T) {
 		if _, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv("other", 4)}); err != nil {
 			t.Fatal(err)
 		}
+		key, _ := anchorKey(abandoned)
 		h.jobs.mu.Lock()
-		stale := len(h.jobs.prepared[anchorOf(abandoned)])
+		stale := len(h.jobs.prepared[key])
 		h.jobs.mu.Unlock()
 		if stale != 0 {
 			t.Fatal("the job older than maxAge is still kept after another conversation prepared")

@@ -21,10 +21,11 @@ import (
 // ceiling; from the ceiling on it waits for what is left of the job.
 //
 // A prepared result is only ever applied to a conversation that begins with
-// exactly its snapshot: the same *schema.Message values in the same order.
-// Messages are immutable by contract, so another conversation (another run
-// of a shared hook) cannot match unless it holds the very same messages, in
-// which case the result is as right for it. A conversation rewritten since
+// its snapshot: the same *schema.Message values in the same order, or where
+// a value differs (a middleware that copies every message) the same content
+// (sameMessage). Another conversation (another run of a shared hook) cannot
+// match unless it holds the very same messages, in which case the result is
+// as right for it. A conversation rewritten since
 // the snapshot no longer matches; it compacts synchronously at the trigger,
 // and the unused job is dropped when it expires or is pushed out.
 //

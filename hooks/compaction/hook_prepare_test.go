@@ -251,7 +251,7 @@ func TestPreparedResultNotApplied(t *testing.T) {
 		rewrite func(snapshot []*schema.Message) []*schema.Message
 	}{
 		{"conversation rewritten", nil, func(s []*schema.Message) []*schema.Message {
-			out := append([]*schema.Message{s[0], user("task-0")}, s[2:]...) // same text, another message
+			out := append([]*schema.Message{s[0], user("task-0, redacted")}, s[2:]...) // the request edited
 			return ppStep(ppStep(out, "task-0", 4), "task-0", 5)
 		}},
 		{"message dropped from the middle", nil, func(s []*schema.Message) []*schema.Message {
