@@ -290,3 +290,52 @@ func TestPrepareAtConfig(t *testing.T) {
 		})
 	}
 }
+
+// aliasBomb is a config of about 9 KB whose aliases nest four deep: the
+// root repeats "compaction: *p" n times, each *p repeats "summarize: *s" n
+// times, each *s repeats "ledger: *l" n times and each *l holds n keys, so
+// following every alias visits n⁴ nodes (655 million for n = 160).
+func aliasBomb(n int) string {
+	l := "{" + strings.Repeat("enabled: true, ", n-1) + "enabled: true}"
+	s := "{ledger: &l " + l + strings.Repeat(", ledger: *l", n-1) + "}"
+	p := "{summarize: &s " + s + strings.Repeat(", summarize: *s", n-1) + "}"
+	return "compaction: &p " + p + "\n" + strings.Repeat("compaction: *p\n", n-1)
+}
+
+// TestLoadDoesNotExpandAliases: the key index that names keys in errors must
+// not follow aliases, or an alias bomb keeps LoadWithEnv busy for good (it
+// did not return in minutes) where the YAML decoder rejects the file at once.
+// An ordinary alias still loads.
+func TestLoadDoesNotExpandAliases(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		yaml    string
+		wantErr string // "" means it loads
+	}{
+		{"alias bomb", aliasBomb(160), `mapping key "compaction" already defined`},
+		{"plain alias", "summarizer:\n  timeout: &t 31s\nmodel:\n  timeout: *t\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "config.yaml")
+			if err := os.WriteFile(path, []byte(tt.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := LoadWithEnv(path)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("LoadWithEnv = %v, want the decoder's error %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Model.Timeout.Std() != 31*time.Second {
+				t.Errorf("model.timeout = %v, want the aliased 31s", cfg.Model.Timeout)
+			}
+		})
+	}
+}

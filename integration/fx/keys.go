@@ -39,8 +39,11 @@ func (k *keyIndex) walk(n *yaml.Node, t reflect.Type, path string) {
 		}
 		return
 	}
+	// An alias is not followed: its anchor's node is walked where it is
+	// written, and following aliases would expand an alias bomb (aliases of
+	// aliases, a few KB of YAML) into billions of nodes here, before the
+	// decoder, which bounds aliasing, gets to reject it.
 	if n.Kind == yaml.AliasNode {
-		k.walk(n.Alias, t, path)
 		return
 	}
 	for t.Kind() == reflect.Pointer {
