@@ -176,7 +176,7 @@ func (c *SlidingWindowCompactor) Compact(ctx context.Context, messages []*schema
 	}
 	onlyNotes := true
 	for _, m := range removed {
-		onlyNotes = onlyNotes && IsStrategy(m, StrategySlidingWindow)
+		onlyNotes = onlyNotes && isWindowNote(m)
 	}
 	if onlyNotes {
 		return nil, nil
@@ -215,6 +215,15 @@ func (c *SlidingWindowCompactor) Compact(ctx context.Context, messages []*schema
 	return out, nil
 }
 
+// isWindowNote reports whether m is one of the window's own omission notes,
+// which a new note replaces: a user message (the role the window writes
+// them in) with the StrategySlidingWindow marker. A system message carrying
+// that marker is someone else's message: it is kept or removed like any
+// other, never taken for a note.
+func isWindowNote(m *schema.Message) bool {
+	return m != nil && m.Role == schema.User && IsStrategy(m, StrategySlidingWindow)
+}
+
 // swLayout is the shape of a conversation as the sliding window sees it.
 type swLayout struct {
 	systemEnd int     // end of the leading block of unmarked system messages
@@ -238,7 +247,7 @@ func swLayoutOf(messages []*schema.Message) swLayout {
 		for _, turn := range swTurns(messages, lay.systemEnd, lay.task) {
 			own := make([]int, 0, len(turn))
 			for _, i := range turn {
-				if !IsStrategy(messages[i], StrategySlidingWindow) {
+				if !isWindowNote(messages[i]) {
 					own = append(own, i)
 				}
 			}

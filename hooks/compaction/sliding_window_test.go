@@ -50,6 +50,17 @@ func TestSlidingWindowReferenceCases(t *testing.T) {
 		user("old question"), call("old"), pruned, user("current task"), asst("current step"),
 	}
 	keptTurnTarget := count(fc4, keptTurn[0], keptTurn[6]) + count(fc4, keptTurn[7]) + count(fc4, keptTurn[3:6]...)
+	// A system message carrying the window's marker is not one of its
+	// notes: inside a turn the window keeps, it stays with the turn.
+	markedSys := sys("window state: 7 messages dropped")
+	markedSys.Extra = map[string]any{MetaKey: map[string]any{"strategy": StrategySlidingWindow}}
+	sysInTurn := []*schema.Message{
+		sys("rules"), user(rep("ancient question ", 200)), asst("ancient answer"),
+		user("old question"), markedSys, asst("old answer"), user("current task"), asst("current step"),
+	}
+	sysInTurnTarget := count(fc4, sysInTurn[0], sysInTurn[6]) + count(fc4, sysInTurn[7]) + count(fc4, sysInTurn[3:6]...)
+	bigMarkedSys := sys(rep("stale window state ", 40))
+	bigMarkedSys.Extra = map[string]any{MetaKey: map[string]any{"strategy": StrategySlidingWindow}}
 	// A conversation one token over its target, whose budget exactly fits
 	// every group: only the orphan goes.
 	orphan := []*schema.Message{sys("rules"), user("old"), result("ghost", "stray"), asst("old answer"), user("task"), asst("step")}
@@ -116,6 +127,15 @@ func TestSlidingWindowReferenceCases(t *testing.T) {
 				sys("rules"), note(StrategySlidingWindow, swDefaultNote(12)), user("current task"), asst("current step"),
 			},
 			target: 16,
+		},
+		{
+			name: "a marked system message inside a kept turn is kept", msgs: sysInTurn,
+			cfg: &SlidingWindowConfig{OmissionNote: noNote}, target: sysInTurnTarget, want: []int{0, 3, 4, 5, 6, 7},
+		},
+		{
+			name: "a marked system message is removable, not taken for a note",
+			msgs: []*schema.Message{sys("rules"), bigMarkedSys, user("current task"), asst("current step")},
+			target: 16, want: []int{0, swNote, 2, 3}, removed: 1,
 		},
 		{name: "already fits", msgs: fresh(), target: 100_000},
 		{name: "only system messages", msgs: []*schema.Message{sys("a"), sys("b")}, target: 1},
