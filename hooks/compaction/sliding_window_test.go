@@ -133,8 +133,8 @@ func TestSlidingWindowReferenceCases(t *testing.T) {
 			cfg: &SlidingWindowConfig{OmissionNote: noNote}, target: sysInTurnTarget, want: []int{0, 3, 4, 5, 6, 7},
 		},
 		{
-			name: "a marked system message is removable, not taken for a note",
-			msgs: []*schema.Message{sys("rules"), bigMarkedSys, user("current task"), asst("current step")},
+			name:   "a marked system message is removable, not taken for a note",
+			msgs:   []*schema.Message{sys("rules"), bigMarkedSys, user("current task"), asst("current step")},
 			target: 16, want: []int{0, swNote, 2, 3}, removed: 1,
 		},
 		{name: "already fits", msgs: fresh(), target: 100_000},
