@@ -41,6 +41,12 @@ const (
 	StrategyEinoPrefix = "eino-prefix"
 	// StrategyNone compacts nothing: the window is taken to be unbounded.
 	StrategyNone = "none"
+	// StrategyAligned is StrategyEinocompact with
+	// SummarizationConfig.CacheAligned: the summarizer gets the agent's
+	// last request and one instruction.
+	StrategyAligned = "einocompact-aligned"
+	// StrategyPreparedAligned is StrategyPrepared with CacheAligned.
+	StrategyPreparedAligned = "einocompact-prepared-aligned"
 )
 
 // SimConfig describes one simulated run.
@@ -230,7 +236,7 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 	}
 	take, takeBg := takeFrom(byOrigin), takeFrom(bgByOrigin)
 	var gate *simGate
-	if name == StrategyPrepared {
+	if name == StrategyPrepared || name == StrategyPreparedAligned {
 		gate = newSimGate(func(origin int) time.Duration {
 			mu.Lock()
 			defer mu.Unlock()
@@ -445,15 +451,16 @@ func compactionOf(ctx context.Context, counter compaction.TokenCounter, step int
 
 func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer *Summarizer, counter *compaction.ApproximateTokenCounter, tools []*schema.ToolInfo, gate *simGate) (simStrategy, error) {
 	switch name {
-	case StrategyEinocompact, StrategyPrepared:
-		c, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{ChatModel: summarizer, Logger: discardLogger})
+	case StrategyEinocompact, StrategyPrepared, StrategyAligned, StrategyPreparedAligned:
+		aligned := name == StrategyAligned || name == StrategyPreparedAligned
+		c, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{ChatModel: summarizer, Logger: discardLogger, CacheAligned: aligned})
 		if err != nil {
 			return nil, err
 		}
 		var comp compaction.Compactor = c
 		prepareAt := 0.0
 		var onPrepared func(context.Context, compaction.PreparedDone)
-		if name == StrategyPrepared {
+		if name == StrategyPrepared || name == StrategyPreparedAligned {
 			prepareAt = cfg.PrepareAt
 			comp, onPrepared = gate.compactor(c), gate.onPrepared
 		}

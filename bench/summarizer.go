@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,9 +82,11 @@ type Summarizer struct {
 
 var _ model.BaseChatModel = (*Summarizer)(nil)
 
-// The cost model: a summary is 64 tokens plus one eighth of the input, at
-// most 4,096; prefill runs at 10,000 tokens/s and decoding at 60 tokens/s
-// after 400 ms to first token. These are round numbers for a hosted
+// The cost model: a summary is 64 tokens plus one eighth of the input (of
+// the messages a cache-aligned request names, when it names them), at most
+// 4,096 and at most the call's max output tokens (model.WithMaxTokens);
+// prefill runs at 10,000 tokens/s and decoding at 60 tokens/s after 400 ms
+// to first token. These are round numbers for a hosted
 // mid-size model; only their growth with the input matters for comparing.
 const (
 	summaryBaseTokens = 64
@@ -121,6 +124,16 @@ func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, opts
 		return nil, err
 	}
 	out := OutputTokens(in)
+	if span, ok := namedSpan(input); ok {
+		n, err := counter.Count(ctx, span, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = OutputTokens(n)
+	}
+	if o := model.GetCommonOptions(nil, opts...); o.MaxTokens != nil && *o.MaxTokens > 0 {
+		out = min(out, *o.MaxTokens)
+	}
 	background, _ := ctx.Value(backgroundKey{}).(bool)
 	call := SummaryCall{InputTokens: in, OutputTokens: out, Origin: originOf(ctx), Background: background,
 		Messages: slices.Clone(input), Tools: tools}
@@ -141,6 +154,39 @@ func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, opts
 // Generate, so streaming is not offered.
 func (s *Summarizer) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
 	return nil, errors.New("bench: Summarizer does not stream")
+}
+
+// spanPattern finds the positions a cache-aligned request's closing
+// instruction names ("Messages 2-10, 12 and 14-20 of this conversation
+// (counting its first message as 1)"; compaction's alignedInstruction).
+var spanPattern = regexp.MustCompile(`Messages ([0-9, -]+(?: and [0-9-]+)?) of this conversation \(counting its first message as 1\)`)
+
+// namedSpan returns the messages a cache-aligned request asks to
+// summarize: a model given the whole conversation and asked for a summary
+// of part of it writes about that part, so the summary is sized by it, as
+// a transcript request's summary is by the transcript.
+func namedSpan(input []*schema.Message) ([]*schema.Message, bool) {
+	if len(input) < 2 || input[len(input)-1].Role != schema.User {
+		return nil, false
+	}
+	m := spanPattern.FindStringSubmatch(input[len(input)-1].Content)
+	if m == nil {
+		return nil, false
+	}
+	var span []*schema.Message
+	for _, part := range strings.Split(strings.ReplaceAll(m[1], " and ", ","), ",") {
+		first, last, found := strings.Cut(strings.TrimSpace(part), "-")
+		if !found {
+			last = first
+		}
+		a, err1 := strconv.Atoi(first)
+		b, err2 := strconv.Atoi(last)
+		if err1 != nil || err2 != nil || a < 1 || b < a || b > len(input)-1 {
+			return nil, false
+		}
+		span = append(span, input[a-1:b]...)
+	}
+	return span, true
 }
 
 func wantsUserBlock(input []*schema.Message) bool {
