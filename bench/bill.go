@@ -173,6 +173,13 @@ func BillOf(res *SimResult, cfg BillConfig) Bill {
 	return b
 }
 
+// ReleaseRequests drops the recorded requests and what BillOf remembered of
+// them: a run's requests hold every message it sent, so a caller that has
+// made every bill it needs frees them this way. BillOf then bills nothing.
+func (res *SimResult) ReleaseRequests() {
+	res.Requests, res.blocks = nil, nil
+}
+
 // blocker turns requests into cache blocks, remembering each message's
 // and each set of tool schemas'.
 type blocker struct {

@@ -105,6 +105,19 @@ func runBills(ctx context.Context, steps, window int, prepareAt float64) ([]bill
 			for _, r := range res {
 				run.results[r.Strategy] = r
 			}
+			// Every bill the report reads, made now, so the requests
+			// (every message of every run) need not stay in memory.
+			for _, s := range strategies {
+				for _, c := range billColumns {
+					run.bill(s, c, nil)
+				}
+				for k := range bench.ForgetRules {
+					run.bill(s, billColumns[5], &bench.ForgetRules[k])
+				}
+			}
+			for _, r := range res {
+				r.ReleaseRequests()
+			}
 			bs.runs = append(bs.runs, run)
 		}
 		out = append(out, bs)
@@ -220,9 +233,39 @@ func billReport(all []billShape, steps, window int) string {
 				s, comp, kilo(in), kilo(cached), kilo(writes), kilo(out), kilo(sin), kilo(scached), kilo(sout), resent, forgot, extra)
 		}
 		b.WriteString("\n")
+		b.WriteString(moneyTable(bs))
 		b.WriteString(rankingTable(bs))
 	}
 	b.WriteString(targetsTable(all))
+	return b.String()
+}
+
+// moneyTable splits each strategy's OpenAI-like bill (agent's model, no
+// forgetting) into where it went, as shares of the bill.
+func moneyTable(bs billShape) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Where the money goes (%s, OpenAI-like, summarizer = agent's model; share of the bill, median seed):\n\n", bs.shape)
+	b.WriteString("| strategy | main input, uncached | of it re-sent after compactions | main input, cached | main output | summarizer input | summarizer output |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	p := bench.PricesOpenAI
+	for _, s := range bs.strategiesOf() {
+		share := func(f func(bench.Bill) float64) string {
+			return fmt.Sprintf("%.0f %%", 100*median(bs.perSeed(s, func(run billRun, _ *bench.SimResult) float64 {
+				bill := run.bill(s, billColumns[1], nil)
+				return f(bill) / bill.Cost
+			})))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", s,
+			share(func(x bench.Bill) float64 { return float64(x.Main.Input - x.Main.Read - x.Main.Written) }),
+			share(func(x bench.Bill) float64 { return float64(sumInts(x.Resent)) }),
+			share(func(x bench.Bill) float64 { return p.CachedInput * float64(x.Main.Read) }),
+			share(func(x bench.Bill) float64 { return p.Output * float64(x.Main.Output) }),
+			share(func(x bench.Bill) float64 {
+				return float64(x.Summarizer.Input-x.Summarizer.Read) + p.CachedInput*float64(x.Summarizer.Read)
+			}),
+			share(func(x bench.Bill) float64 { return p.Output * float64(x.Summarizer.Output) }))
+	}
+	b.WriteString("\n")
 	return b.String()
 }
 
@@ -293,9 +336,13 @@ func meanInt(vs []int) float64 {
 	if len(vs) == 0 {
 		return 0
 	}
+	return float64(sumInts(vs)) / float64(len(vs))
+}
+
+func sumInts(vs []int) int {
 	sum := 0
 	for _, v := range vs {
 		sum += v
 	}
-	return float64(sum) / float64(len(vs))
+	return sum
 }

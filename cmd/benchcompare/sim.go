@@ -92,6 +92,7 @@ func simulateMedianWall(ctx context.Context, cfg bench.SimConfig) ([]*bench.SimR
 	}
 	for _, r := range first {
 		r.Wall = time.Duration(median(walls[r.Strategy]))
+		r.ReleaseRequests() // these runs are not billed
 	}
 	return first, nil
 }
