@@ -53,15 +53,12 @@ func RedactURL(raw string) string {
 	return u.String()
 }
 
-// keyPrefixes start the API keys of common providers.
-var keyPrefixes = []string{"sk-", "sk_", "pk-", "rk-", "key-", "gsk_", "xai-", "hf_", "AIza"}
-
 // looksLikeKey reports whether a host label or path segment is likely a
 // credential rather than a name: it starts like a provider's key, or it is a
 // long token of letters and digits (a model name such as
 // gpt-4o-mini-2024-07-18 has more separators).
 func looksLikeKey(s string) bool {
-	if len(s) >= 12 && slices.ContainsFunc(keyPrefixes, func(p string) bool { return strings.HasPrefix(s, p) }) {
+	if len(s) >= 12 && slices.ContainsFunc(redact.KeyPrefixes, func(p string) bool { return strings.HasPrefix(s, p) }) {
 		return true
 	}
 	if len(s) < 20 {

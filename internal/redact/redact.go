@@ -10,6 +10,7 @@ package redact
 import (
 	"errors"
 	"regexp"
+	"strings"
 )
 
 // Mask replaces a credential.
@@ -25,8 +26,43 @@ var (
 // URLs returns s with the user information and the query of every URL in it
 // replaced by Mask.
 func URLs(s string) string {
+	// Both expressions need a scheme's "://": most texts have none, and
+	// the expressions cost far more than this look.
+	if !strings.Contains(s, "://") {
+		return s
+	}
 	s = urlUserinfo.ReplaceAllString(s, "${1}"+Mask+"@")
 	return urlQuery.ReplaceAllString(s, "${1}"+Mask)
+}
+
+// KeyPrefixes start the API keys of common providers.
+var KeyPrefixes = []string{"sk-", "sk_", "pk-", "rk-", "key-", "gsk_", "xai-", "hf_", "AIza"}
+
+// keyToken matches a word that starts like a provider's key and goes on for
+// at least 8 more key characters (12 in all for the shortest prefix, the
+// length below which integration/fx does not take a prefixed word for a key).
+var keyToken = regexp.MustCompile(`\b(?:` + quoteAll(KeyPrefixes) + `)[A-Za-z0-9_\-]{8,}`)
+
+func quoteAll(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = regexp.QuoteMeta(w)
+	}
+	return strings.Join(q, "|")
+}
+
+// Text returns s with URL credentials masked (URLs) and every word that
+// starts like a provider's API key (KeyPrefixes) replaced by Mask. Long
+// mixed letters-and-digits words are left alone: in conversation text they
+// are mostly commit hashes and identifiers, not keys.
+func Text(s string) string {
+	s = URLs(s)
+	for _, p := range KeyPrefixes {
+		if strings.Contains(s, p) {
+			return keyToken.ReplaceAllString(s, Mask)
+		}
+	}
+	return s
 }
 
 // Error returns err with its message passed through mask, or err itself when

@@ -42,3 +42,20 @@ func TestErrorKeepsIdentityNotText(t *testing.T) {
 		t.Error("an error with nothing to mask must come back as it was")
 	}
 }
+
+func TestTextMasksURLCredentialsAndKeys(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{`export OPENAI_API_KEY=sk-proj-abcdefghij123`, `export OPENAI_API_KEY=xxxxx`},
+		{`token gsk_0123456789abcdef and hf_abcdefghijkl`, `token xxxxx and xxxxx`},
+		{`see https://u:pw@host/x?sig=abc and sk-abcdefghijk`, `see https://xxxxx@host/x?xxxxx and xxxxx`},
+		{`short sk-abc stays`, `short sk-abc stays`},
+		{`task-runner-pool and risk-assessment-2024 stay`, `task-runner-pool and risk-assessment-2024 stay`},
+		{`commit 3f9a1c2b4d5e6f708192a3b4c5d6e7f801234567 stays`, `commit 3f9a1c2b4d5e6f708192a3b4c5d6e7f801234567 stays`},
+	}
+	for _, tc := range tests {
+		if got := Text(tc.in); got != tc.want {
+			t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
