@@ -1,0 +1,134 @@
+package inspect
+
+import (
+	"fmt"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+	"github.com/einocompact/einocompact/internal/redact"
+)
+
+// maxMessageBytes bounds the captured text of one message; the rest is cut
+// with a note, so one huge tool result cannot take a conversation's whole
+// MaxContentBytes.
+const maxMessageBytes = 32 << 10
+
+// roundContent is what one round replaced and the summary it wrote,
+// redacted (redact.Text).
+type roundContent struct {
+	Replaced []message
+	// Summary is the summary's text split around the identifier block the
+	// ledger appended (compaction.SplitLedger).
+	SummaryBefore, SummaryLedger, SummaryAfter string
+	// SummaryNote says why the summary's text is not shown, when it is not.
+	SummaryNote string
+}
+
+// message is one replaced message as shown.
+type message struct {
+	Role string
+	Text string
+}
+
+// item is a position of the conversation while its rounds are replayed:
+// a message of the conversation before the compaction, or the summary a
+// round wrote.
+type item struct {
+	msg   *schema.Message
+	round int // -1 for a message of before
+}
+
+// captureContent replays the compaction's rounds on before to learn what
+// each replaced, then reads each summary still present in after. A summary
+// replaced by a later round of the same compaction is no longer in after:
+// its text is not known, and the page says so.
+func (rec *record) captureContent(before, after []*schema.Message, rounds []compaction.Round) {
+	items := make([]item, len(before))
+	for i, m := range before {
+		items[i] = item{msg: m, round: -1}
+	}
+	contents := make([]*roundContent, len(rounds))
+	replayed := true
+	for k, rd := range rounds {
+		if rd.Err != nil || len(rd.Indices) == 0 {
+			continue
+		}
+		if !validIndices(rd.Indices, len(items)) {
+			replayed = false
+			break
+		}
+		rc := &roundContent{}
+		for _, i := range rd.Indices {
+			it := items[i]
+			if it.round >= 0 {
+				rc.Replaced = append(rc.Replaced, message{Role: "summary", Text: fmt.Sprintf("(the summary written by round %d)", it.round+1)})
+				contents[it.round].SummaryNote = fmt.Sprintf("Replaced by round %d of this compaction before the model call; its text was not kept.", k+1)
+				continue
+			}
+			rc.Replaced = append(rc.Replaced, message{Role: string(it.msg.Role), Text: messageText(it.msg)})
+		}
+		contents[k] = rc
+		items = replace(items, rd.Indices, k)
+	}
+	if replayed && len(items) == len(after) {
+		for p, it := range items {
+			if it.round < 0 || contents[it.round].SummaryNote != "" {
+				continue
+			}
+			rc := contents[it.round]
+			if _, ok := compaction.MarkerOf(after[p]); !ok {
+				rc.SummaryNote = "The message at the summary's place is not a summary: the replay of the rounds does not match the result."
+				continue
+			}
+			rc.SummaryBefore, rc.SummaryLedger, rc.SummaryAfter = compaction.SplitLedger(clip(redact.Text(after[p].Content), maxMessageBytes))
+		}
+	}
+	for k, rc := range contents {
+		if rc == nil {
+			continue
+		}
+		if rc.SummaryNote == "" && rc.SummaryBefore == "" {
+			rc.SummaryNote = "The rounds of this compaction could not be matched with its result; the summary's text was not kept."
+		}
+		rec.Rounds[k].Content = rc
+		rec.contentBytes += len(rc.SummaryBefore) + len(rc.SummaryLedger) + len(rc.SummaryAfter)
+		for _, m := range rc.Replaced {
+			rec.contentBytes += len(m.Text)
+		}
+	}
+}
+
+// messageText is a message as the summarizer's counters render it
+// (attachments as placeholders, never their data), redacted and bounded.
+func messageText(m *schema.Message) string {
+	return clip(redact.Text(compaction.RenderMessage(m, compaction.RenderOptions{})), maxMessageBytes)
+}
+
+// validIndices reports whether idx is strictly increasing within [0, n).
+func validIndices(idx []int, n int) bool {
+	for i, v := range idx {
+		if v < 0 || v >= n || (i > 0 && v <= idx[i-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// replace removes the items at idx and puts round k's summary where the
+// first of them was, as a summarizing compactor does.
+func replace(items []item, idx []int, k int) []item {
+	out := make([]item, 0, len(items)-len(idx)+1)
+	j := 0
+	for i, it := range items {
+		if j < len(idx) && idx[j] == i {
+			if j == 0 {
+				out = append(out, item{round: k})
+			}
+			j++
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}

@@ -1,0 +1,110 @@
+package inspect
+
+import (
+	"time"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+)
+
+// Outcomes of a triggered compaction, as the page names and draws them.
+const (
+	KindSynchronous = "synchronous" // compacted while the model call waited
+	KindPrepared    = "prepared"    // applied a compaction computed in the background
+	KindDeferred    = "deferred"    // went out uncompacted while one was being prepared
+	KindFailed      = "failed"      // the compactor or its result failed
+	KindDeclined    = "declined"    // the compactor found nothing to compact
+	KindBackedOff   = "backed-off"  // not tried: a recent compaction of this conversation failed
+)
+
+// record is one triggered compaction. Once filed it is never modified.
+type record struct {
+	Call      int // call.N of the model call it preceded
+	Time      time.Time
+	Kind      string
+	Step      int
+	Estimated int
+	Trigger   float64
+	Target    int
+	Overhead  int
+	Overflow  bool
+
+	MessagesBefore, MessagesAfter int
+	TokensBefore, TokensAfter     int
+	Saved                         int
+	Duration, Stall               time.Duration
+	Err                           string
+
+	Rounds []round
+
+	// ContentDropped: text was captured and later dropped to fit
+	// Config.MaxContentBytes.
+	ContentDropped bool
+	contentBytes   int
+}
+
+// round is one summarizer round of a compaction.
+type round struct {
+	Tier                           string
+	Replaced                       int
+	TokensBefore, TokensAfter      int
+	Latency                        time.Duration
+	HasUsage                       bool
+	PromptTokens, CompletionTokens int
+	Err                            string
+	Model                          string
+	Attempts                       int
+	InputTokens                    int
+	Truncated                      int
+	Identifiers                    compaction.IdentifierStats
+	Shape                          string        // request shape (compaction.ShapeTranscript, ShapeCacheAligned)
+	AlignedFallback                string        // why a cache-aligned round used the transcript; ""
+	CachedTokens                   int           // prompt tokens the provider read from its cache
+	Content                        *roundContent // nil unless captured
+}
+
+func kindOf(rep compaction.Report, err error) string {
+	switch {
+	case err != nil:
+		return KindFailed
+	case rep.Deferred:
+		return KindDeferred
+	case rep.BackedOff:
+		return KindBackedOff
+	case rep.Compacted && rep.Prepared:
+		return KindPrepared
+	case rep.Compacted:
+		return KindSynchronous
+	}
+	return KindDeclined
+}
+
+func newRecord(rep compaction.Report, hookErr error) *record {
+	err := errorOf(rep, hookErr)
+	rec := &record{Kind: kindOf(rep, err), Step: rep.Step, Estimated: rep.Estimated, Trigger: rep.Trigger, Target: rep.Target,
+		Overhead: rep.Overhead, Overflow: rep.Overflow, MessagesBefore: rep.MessagesBefore, MessagesAfter: rep.MessagesAfter,
+		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Saved: rep.Saved(), Duration: rep.Duration, Stall: rep.Stall,
+		Err: errText(err)}
+	for _, rd := range rep.Rounds {
+		x := round{Tier: rd.Tier, Replaced: len(rd.Indices), TokensBefore: rd.TokensBefore, TokensAfter: rd.TokensAfter,
+			Latency: rd.Latency, Err: errText(rd.Err), Model: clip(rd.Model, maxIDBytes), Attempts: rd.Attempts,
+			InputTokens: rd.InputTokens, Truncated: rd.Truncated, Identifiers: rd.Identifiers,
+			Shape: rd.Shape, AlignedFallback: rd.AlignedFallback, CachedTokens: rd.CachedTokens}
+		if rd.Usage != nil {
+			x.HasUsage, x.PromptTokens, x.CompletionTokens = true, rd.Usage.PromptTokens, rd.Usage.CompletionTokens
+		}
+		rec.Rounds = append(rec.Rounds, x)
+	}
+	return rec
+}
+
+// withoutContent is a copy of rec without captured text.
+func (rec *record) withoutContent() *record {
+	c := *rec
+	c.Rounds = make([]round, len(rec.Rounds))
+	for i, rd := range rec.Rounds {
+		rd.Content = nil
+		c.Rounds[i] = rd
+	}
+	c.ContentDropped, c.contentBytes = true, 0
+	return &c
+}
