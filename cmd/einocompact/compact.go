@@ -12,6 +12,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
+	"github.com/einocompact/einocompact/integration/inspect"
 )
 
 const compactUsage = `usage: einocompact compact --in FILE --window N [flags]
@@ -36,6 +37,7 @@ flags:
 // compactRun is one invocation of the compact subcommand.
 type compactRun struct {
 	in, out, format, strategy, counter string
+	html                               string
 	window, summaryTokens              int
 	at, to                             float64
 	offline, quiet, strictPairing      bool
@@ -58,6 +60,7 @@ func parseCompact(args []string, stderr io.Writer) (*compactRun, error) {
 	fs.IntVar(&r.summaryTokens, "summary-tokens", 0, "expected size of one summary, for planning (summarize and pipeline), until the summarizer's replies show it; 0 means the compactor's default (64 + a sixth of what a round replaces, at most 2048). It must stay below the --to share of the window")
 	fs.StringVar(&r.counter, "counter", counterApprox, "token counter: approx (4 chars/token), o200k or cl100k (exact BPE)")
 	fs.StringVar(&r.out, "out", "", "write the compacted transcript here, in the input's format")
+	fs.StringVar(&r.html, "html", "", "write the compaction inspector's page of this compaction here: one self-contained HTML file with the chart, the report and what each round replaced next to its summary (the transcript's text, redacted)")
 	fs.BoolVar(&r.offline, "offline", false, "never call a summarizer endpoint, whatever the environment says")
 	fs.BoolVar(&r.quiet, "quiet", false, "no progress lines on stderr")
 	fs.BoolVar(&r.strictPairing, "strict-pairing", false, "fail (exit 1) on tool-call pairing faults in the input rather than warn and go on")
@@ -146,7 +149,22 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 	fmt.Fprintf(progress, "einocompact: estimating %d messages with %s...\n", len(t.messages), r.strategy)
 
 	state := &hooks.State{Messages: t.messages, Tools: t.tools}
-	rep, err := hook.Decide(ctx, state)
+	decide := hook.Decide
+	var rec *inspect.Recorder
+	if r.html != "" {
+		// The page is written for this one transcript: its text is the
+		// point, so content capture is on.
+		if rec, err = inspect.NewRecorder(&inspect.Config{CaptureContent: true}); err != nil {
+			return err
+		}
+		w, err := rec.Wrap(hook)
+		if err != nil {
+			return err
+		}
+		decide = w.Decide
+		ctx = inspect.WithConversation(ctx, r.in)
+	}
+	rep, err := decide(ctx, state)
 	if err != nil {
 		return err
 	}
@@ -165,6 +183,12 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 		}
 	}
 	writeTable(stdout, before, after, rep, state.Messages)
+	if rec != nil {
+		if err := writePage(rec, r.in, r.html); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nwrote %s (the inspector's page: open it in a browser)\n", r.html)
+	}
 
 	if r.out == "" {
 		return nil
@@ -211,4 +235,17 @@ func (r *compactRun) floorProblem(c compaction.Compactor) string {
 	}
 	return fmt.Sprintf("--window %d × --to %v = %d tokens leaves no room for one %d-token summary, so every call would compact again; "+
 		"raise --window or --to, or lower --summary-tokens", r.window, r.to, target, floor)
+}
+
+// writePage writes conversation id's inspector page to path.
+func writePage(rec *inspect.Recorder, id, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := rec.WriteHTML(f, id); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
 }

@@ -3,14 +3,15 @@
 //	einocompact compact --in transcript.json --window 8000 [--at 0.7] [--to 0.4]
 //	    [--format auto|eino|openai] [--strategy summarize|slide|prune|pipeline]
 //	    [--counter approx|o200k|cl100k] [--summary-tokens N] [--out compacted.json]
-//	    [--offline] [--quiet] [--strict-pairing]
+//	    [--html page.html] [--offline] [--quiet] [--strict-pairing]
 //
 // It reads Eino messages (JSON []*schema.Message) or an OpenAI chat-completions
 // request (or just its messages array), runs a CompactionHook on it as an agent
 // would before its next model call, prints a before/after table (messages,
 // tokens, tool calls, identifiers kept, the tier of each summarizer round) and
-// writes the result in the input's format. Progress goes to stderr, and so
-// does a warning listing, by position, the tool-call pairing faults of the
+// writes the result in the input's format; --html writes the compaction
+// inspector's page of it (integration/inspect) as one self-contained file.
+// Progress goes to stderr, and so does a warning listing, by position, the tool-call pairing faults of the
 // input (a result answering no call, a call without its result), which a
 // provider would reject; --strict-pairing makes them an error. Exit status:
 // 0 done, 1 failed (pairing faults with --strict-pairing), 2 bad usage.
