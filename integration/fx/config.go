@@ -1,6 +1,10 @@
 package compactfx
 
-import "time"
+import (
+	"time"
+
+	"github.com/einocompact/einocompact/integration/inspect"
+)
 
 // Config is everything Module needs. Start from DefaultConfig (Load and
 // LoadWithEnv do): a key missing from the YAML keeps its default, while a key present
@@ -17,6 +21,8 @@ type Config struct {
 	Compaction CompactionConfig `yaml:"compaction"`
 	// Agent holds the settings of the agent loop.
 	Agent AgentConfig `yaml:"agent"`
+	// Inspect records compaction for the inspector (integration/inspect).
+	Inspect InspectConfig `yaml:"inspect"`
 }
 
 // ModelConfig points at an OpenAI-compatible chat-completions endpoint
@@ -251,6 +257,22 @@ type AgentConfig struct {
 	Instruction string `yaml:"instruction"`
 }
 
+// InspectConfig turns on the compaction inspector: the module then provides
+// an *inspect.Recorder that records every model call of its CompactionHook.
+// The module serves nothing: mount the recorder's pages yourself with
+// (*inspect.Recorder).Register on a private mux (see docs/inspect.md).
+type InspectConfig struct {
+	// Enabled records compaction. Default false.
+	Enabled bool `yaml:"enabled"`
+	// CaptureContent also keeps, redacted, what each summarizer round
+	// replaced and the summary that replaced it. Default false: no
+	// conversation text is kept.
+	CaptureContent bool `yaml:"capture_content"`
+	// MaxConversations is how many conversations are kept; the least
+	// recently updated is evicted first. Default 64; >= 1.
+	MaxConversations int `yaml:"max_conversations"`
+}
+
 // DefaultConfig returns a Config holding every default documented on its
 // fields and in docs/configuration.md.
 func DefaultConfig() *Config {
@@ -287,6 +309,7 @@ func DefaultConfig() *Config {
 			Prune:    PruneConfig{MinKeepSteps: 1, MinTokens: 200},
 			Pipeline: []string{StrategyPrune, StrategySummarize},
 		},
-		Agent: AgentConfig{MaxSteps: 20},
+		Agent:   AgentConfig{MaxSteps: 20},
+		Inspect: InspectConfig{MaxConversations: inspect.DefaultMaxConversations},
 	}
 }

@@ -15,6 +15,11 @@
 //     hooks.BeforeLLM, reporting every compaction to the observers in the
 //     ObserverGroup value group and to the one a run's context carries
 //     (WithObserver);
+//   - the *inspect.Recorder of the compaction inspector, nil unless
+//     inspect.enabled; when set, the hook entry is the hook wrapped by it
+//     (integration/inspect), so every model call is recorded. The module
+//     serves no page: mount it with (*inspect.Recorder).Register on a
+//     private mux;
 //   - a *hooks.Registry assembled from every HookEntry in the value group
 //     HookGroup, so any application adds its own hook with one fx.Provide
 //     (see AsHook);

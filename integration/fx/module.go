@@ -10,6 +10,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
+	"github.com/einocompact/einocompact/integration/inspect"
 )
 
 // Module returns the fx module that builds einocompact from cfg; see the
@@ -30,6 +31,7 @@ func Module(cfg *Config) fx.Option {
 			provideCounter,
 			provideSummarizer,
 			provideCompactor,
+			provideRecorder,
 			provideHook,
 			provideRegistry,
 		),
@@ -98,8 +100,25 @@ type hookIn struct {
 	Config    *Config
 	Compactor compaction.Compactor
 	Counter   compaction.TokenCounter
+	Recorder  *inspect.Recorder
 	Logger    *slog.Logger          `optional:"true"`
 	Observers []compaction.Observer `group:"einocompact.observers"`
+}
+
+// provideRecorder builds the inspector's recorder from the inspect keys:
+// nil unless inspect.enabled.
+func provideRecorder(in recorderIn) (*inspect.Recorder, error) {
+	c := in.Config.Inspect
+	if !c.Enabled {
+		return nil, nil
+	}
+	return inspect.NewRecorder(&inspect.Config{MaxConversations: c.MaxConversations, CaptureContent: c.CaptureContent, Logger: orDefault(in.Logger)})
+}
+
+type recorderIn struct {
+	fx.In
+	Config *Config
+	Logger *slog.Logger `optional:"true"`
 }
 
 type hookOut struct {
@@ -125,7 +144,13 @@ func provideHook(in hookIn) (hookOut, error) {
 	}
 	out := hookOut{Hook: h}
 	if c.Enabled {
-		out.Entries = []HookEntry{{Point: hooks.BeforeLLM, Hook: h, Order: OrderCompaction, Name: h.Name()}}
+		var run hooks.Hook = h
+		if in.Recorder != nil {
+			if run, err = in.Recorder.Wrap(h); err != nil {
+				return hookOut{}, err
+			}
+		}
+		out.Entries = []HookEntry{{Point: hooks.BeforeLLM, Hook: run, Order: OrderCompaction, Name: h.Name()}}
 	}
 	return out, nil
 }

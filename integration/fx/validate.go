@@ -43,6 +43,9 @@ func (c *Config) Validate() error {
 	if c.Agent.MaxSteps < 1 {
 		v.add("agent.max_steps", c.Agent.MaxSteps, "must be at least 1")
 	}
+	if c.Inspect.MaxConversations < 1 {
+		v.add("inspect.max_conversations", c.Inspect.MaxConversations, "must be at least 1")
+	}
 	return errors.Join(v.errs...)
 }
 
