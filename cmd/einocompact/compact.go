@@ -56,7 +56,7 @@ func parseCompact(args []string, stderr io.Writer) (*compactRun, error) {
 	fs.IntVar(&r.window, "window", 0, "the model's context window in tokens (required)")
 	fs.Float64Var(&r.at, "at", 0.7, "compact when the estimate reaches this fraction of the window")
 	fs.Float64Var(&r.to, "to", 0.4, "compact towards this fraction of the window")
-	fs.StringVar(&r.strategy, "strategy", strategySummarize, "summarize, slide, prune, or pipeline (prune, then summarize)")
+	fs.StringVar(&r.strategy, "strategy", strategySummarize, "summarize, slide, prune, or pipeline (prune, then summarize); the names the markers carry (summarization, sliding_window, tool_result_pruning) also work")
 	fs.IntVar(&r.summaryTokens, "summary-tokens", 0, "expected size of one summary, for planning (summarize and pipeline), until the summarizer's replies show it; 0 means the compactor's default (64 + a sixth of what a round replaces, at most 2048). It must stay below the --to share of the window")
 	fs.StringVar(&r.counter, "counter", counterApprox, "token counter: approx (4 chars/token), o200k or cl100k (exact BPE)")
 	fs.StringVar(&r.out, "out", "", "write the compacted transcript here, in the input's format")

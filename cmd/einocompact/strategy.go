@@ -40,6 +40,22 @@ func newCounter(kind string) (compaction.TokenCounter, error) {
 	return nil, usageErrorf("--counter %q: must be %s, %s or %s", kind, counterApprox, counterO200k, counterCl100k)
 }
 
+// canonicalStrategy maps a strategy given by the name its markers carry
+// ("summarization", "sliding_window", "tool_result_pruning") onto the
+// tool's name for it, as the fx configuration does; --strategy names what
+// to do, a marker what was done.
+func canonicalStrategy(s string) string {
+	switch s {
+	case compaction.StrategySummarization:
+		return strategySummarize
+	case compaction.StrategySlidingWindow:
+		return strategySlide
+	case compaction.StrategyToolResultPruning:
+		return strategyPrune
+	}
+	return s
+}
+
 // compactorSetup is what newCompactor built, for the report.
 type compactorSetup struct {
 	compactor  compaction.Compactor
@@ -55,6 +71,7 @@ type compactorSetup struct {
 func newCompactor(ctx context.Context, strategy string, summaryTokens int, offline bool, lookup func(string) (string, bool),
 	progressOut io.Writer, log *slog.Logger) (compactorSetup, error) {
 	progress := progressLine(progressOut)
+	strategy = canonicalStrategy(strategy)
 	switch strategy {
 	case strategySlide:
 		c, err := compaction.NewSlidingWindowCompactor(ctx, nil)

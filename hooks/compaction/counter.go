@@ -60,7 +60,8 @@ type AdditiveCounter interface {
 // same fields of the tiktoken counter's config), charges nothing for that
 // kind of attachment. It exists because a zero there means "the default":
 // a model that is never sent the attachments, or whose provider does not
-// bill them, needs a way to say zero.
+// bill them, needs a way to say zero. The fx configuration spells zero 0,
+// since its defaults are filled in before a file is read, and accepts -1 too.
 const NoCharge = -1
 
 // ApproximateConfig configures an ApproximateTokenCounter. Zero values take

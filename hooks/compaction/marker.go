@@ -12,7 +12,10 @@ import (
 // messages it wrote. Its value is a map[string]any holding at least "strategy".
 const MetaKey = "context_compaction"
 
-// StrategySummarization is the marker strategy of SummarizationCompactor's summaries.
+// StrategySummarization is the marker strategy of SummarizationCompactor's
+// summaries. Marker strategies name what was done; the fx configuration and
+// the einocompact command name what to do ("summarize", "slide", "prune")
+// and accept these marker names as other spellings.
 const StrategySummarization = "summarization"
 
 // Marker is the decoded compaction marker of a message.

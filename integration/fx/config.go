@@ -98,7 +98,12 @@ type SummarizerConfig struct {
 }
 
 // Compaction strategies accepted in compaction.strategy and
-// compaction.pipeline.
+// compaction.pipeline. They are verbs, what to do to the conversation; the
+// markers on the messages a compactor writes (compaction.MarkerOf) name what
+// was done, as nouns: "summarization", "sliding_window",
+// "tool_result_pruning". Those marker names are accepted here as well, as
+// other spellings of the same strategies (see canonicalStrategy), so a name
+// copied from a marker works in a config file.
 const (
 	// StrategySummarize replaces the oldest groups with LLM-written summaries.
 	StrategySummarize = "summarize"
@@ -167,10 +172,14 @@ type CounterConfig struct {
 	Encoding string `yaml:"encoding"`
 	// CharsPerToken for the approximate counter. Default 4.0; must be > 0.
 	CharsPerToken float64 `yaml:"chars_per_token"`
-	// TokensPerImage is charged per image by either counter. Default 85; >= 0.
+	// TokensPerImage is charged per image by either counter. Default 85;
+	// 0 or -1 charges nothing. A file holds the defaults before it is read,
+	// so a written 0 means zero; in Go the counters' own configs read 0 as
+	// "the default" and spell zero compaction.NoCharge (-1), which is
+	// accepted here too.
 	TokensPerImage int `yaml:"tokens_per_image"`
 	// TokensPerFile is charged per file, audio or video part by either
-	// counter. Default 1000; >= 0.
+	// counter. Default 1000; 0 or -1 charges nothing (as TokensPerImage).
 	TokensPerFile int `yaml:"tokens_per_file"`
 }
 

@@ -101,7 +101,7 @@ func TestNewCounterKinds(t *testing.T) {
 }
 
 // TestZeroAttachmentChargeIsHonoured: a tokens_per_image or tokens_per_file
-// written as 0 charges nothing, with either counter, while the same keys left
+// written as 0 or -1 charges nothing, with either counter, while the same keys left
 // out keep the defaults (85 and 1000).
 func TestZeroAttachmentChargeIsHonoured(t *testing.T) {
 	t.Parallel()
@@ -115,6 +115,9 @@ func TestZeroAttachmentChargeIsHonoured(t *testing.T) {
 		t.Helper()
 		cfg, err := parse([]byte(yaml))
 		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}
 		c, err := newCounter(cfg.Compaction.Counter)
@@ -140,10 +143,14 @@ func TestZeroAttachmentChargeIsHonoured(t *testing.T) {
 				{"tokens_per_file", fileOnly, 1000},
 			} {
 				withDefault := count(t, base, tt.msgs)
-				zero := count(t, base+"    "+tt.key+": 0\n", tt.msgs)
-				if withDefault-zero != tt.def {
-					t.Errorf("%s: 0 charges %d tokens less than the default, want %d less (default count %d, zero count %d)",
-						tt.key, withDefault-zero, tt.def, withDefault, zero)
+				// 0 is the configuration's spelling of nothing; -1 the Go
+				// counters' (compaction.NoCharge), accepted here too.
+				for _, nothing := range []string{"0", "-1"} {
+					zero := count(t, base+"    "+tt.key+": "+nothing+"\n", tt.msgs)
+					if withDefault-zero != tt.def {
+						t.Errorf("%s: %s charges %d tokens less than the default, want %d less (default count %d, count %d)",
+							tt.key, nothing, withDefault-zero, tt.def, withDefault, zero)
+					}
 				}
 			}
 		})

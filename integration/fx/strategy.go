@@ -40,9 +40,10 @@ func newCounter(c CounterConfig) (compaction.TokenCounter, error) {
 // explicitCharge maps a per-attachment charge from the configuration onto the
 // counters' configs. The configuration's defaults are filled in before the
 // file is read, so a 0 here was written by the user and means zero, while the
-// counters read 0 as "the default" and spell zero compaction.NoCharge.
+// counters read 0 as "the default" and spell zero compaction.NoCharge, which
+// the configuration accepts as well.
 func explicitCharge(tokens int) int {
-	if tokens == 0 {
+	if tokens == 0 || tokens == compaction.NoCharge {
 		return compaction.NoCharge
 	}
 	return tokens
@@ -77,7 +78,7 @@ func newCompactor(ctx context.Context, c CompactionConfig, deps compactorDeps) (
 }
 
 func newStage(ctx context.Context, c CompactionConfig, name, key string, deps compactorDeps) (compaction.Compactor, error) {
-	switch name {
+	switch canonicalStrategy(name) {
 	case StrategySummarize:
 		if deps.Summarizer == nil {
 			return nil, fmt.Errorf("config: %s = %q: no summarizer model", key, name)

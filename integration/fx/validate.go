@@ -6,6 +6,8 @@ import (
 	"math"
 	"net/url"
 	"slices"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
 )
 
 // Validate checks every setting and returns all problems at once, joined;
@@ -102,11 +104,11 @@ func (c CompactionConfig) validate(v *validator) {
 	if !(c.Counter.CharsPerToken > 0) || math.IsInf(c.Counter.CharsPerToken, 0) {
 		v.add("compaction.counter.chars_per_token", c.Counter.CharsPerToken, "must be a finite number above 0")
 	}
-	if c.Counter.TokensPerImage < 0 {
-		v.add("compaction.counter.tokens_per_image", c.Counter.TokensPerImage, "must be at least 0")
+	if c.Counter.TokensPerImage < compaction.NoCharge {
+		v.add("compaction.counter.tokens_per_image", c.Counter.TokensPerImage, "must be at least 0 (0 or -1 charges nothing)")
 	}
-	if c.Counter.TokensPerFile < 0 {
-		v.add("compaction.counter.tokens_per_file", c.Counter.TokensPerFile, "must be at least 0")
+	if c.Counter.TokensPerFile < compaction.NoCharge {
+		v.add("compaction.counter.tokens_per_file", c.Counter.TokensPerFile, "must be at least 0 (0 or -1 charges nothing)")
 	}
 	if c.Summarize.MinKeepSteps < 0 {
 		v.add("compaction.summarize.min_keep_steps", c.Summarize.MinKeepSteps, "must be at least 0")
@@ -153,7 +155,22 @@ func validStrategy(s string, pipelineOK bool) bool {
 	if pipelineOK {
 		ok = append(ok, StrategyPipeline)
 	}
-	return slices.Contains(ok, s)
+	return slices.Contains(ok, canonicalStrategy(s))
+}
+
+// canonicalStrategy maps a strategy written with the name its markers carry
+// ("summarization", "sliding_window", "tool_result_pruning") onto the
+// configuration's name for it; any other name is returned as it is.
+func canonicalStrategy(s string) string {
+	switch s {
+	case compaction.StrategySummarization:
+		return StrategySummarize
+	case compaction.StrategySlidingWindow:
+		return StrategySlide
+	case compaction.StrategyToolResultPruning:
+		return StrategyPrune
+	}
+	return s
 }
 
 type validator struct{ errs []error }
