@@ -9,48 +9,27 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/internal/replytext"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
-// summaryText takes the summary out of the chat model's reply: Content, or
-// when that is blank the text parts of AssistantGenMultiContent (or, when it
-// has none, of the deprecated MultiContent), each trimmed and joined by a
-// newline, so a reply written in several parts loses none of them.
+// summaryText takes the summary out of the chat model's reply by the rule
+// summarizer/failover applies too (replytext.Usable): Content, or when that
+// is blank the text parts of AssistantGenMultiContent (or, when it has none,
+// of the deprecated MultiContent), each trimmed and joined by a newline.
 // Reasoning never counts. Blank text is an error wrapping ErrNoUsableSummary
 // that describes what came back instead.
 func summaryText(reply *schema.Message) (string, error) {
 	if reply == nil {
 		return "", fmt.Errorf("%w: the chat model returned no message", ErrNoUsableSummary)
 	}
-	text := reply.Content
-	if strings.TrimSpace(text) == "" {
-		text = textParts(reply)
-	}
-	if text = strings.TrimSpace(text); text == "" {
+	text := replytext.Usable(reply)
+	if text == "" {
 		return "", fmt.Errorf("%w: reply had role %q, %d tool calls, %d output parts and %d characters of reasoning",
 			ErrNoUsableSummary, reply.Role, len(reply.ToolCalls), len(reply.AssistantGenMultiContent),
 			utf8.RuneCountInString(reply.ReasoningContent))
 	}
 	return text, nil
-}
-
-// textParts joins the non-blank text parts of the reply's output parts, or
-// of its legacy parts when the output parts hold no text.
-func textParts(reply *schema.Message) string {
-	var texts []string
-	for _, p := range reply.AssistantGenMultiContent {
-		if t := strings.TrimSpace(p.Text); p.Type == schema.ChatMessagePartTypeText && t != "" {
-			texts = append(texts, t)
-		}
-	}
-	if len(texts) == 0 {
-		for _, p := range reply.MultiContent {
-			if t := strings.TrimSpace(p.Text); p.Type == schema.ChatMessagePartTypeText && t != "" {
-				texts = append(texts, t)
-			}
-		}
-	}
-	return strings.Join(texts, "\n")
 }
 
 // NewSummaryMessage builds the message that stands for n replaced messages:

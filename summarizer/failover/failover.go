@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/internal/redact"
+	"github.com/einocompact/einocompact/internal/replytext"
 )
 
 // Candidate is one model of the chain.
@@ -296,29 +296,10 @@ func (t *callTracker) wait(ctx context.Context) error {
 	}
 }
 
-// hasText applies the compactor's own test of a usable summary (trimmed by
-// strings.TrimSpace: Content, else a text part of AssistantGenMultiContent
-// or the deprecated MultiContent), so that whatever this chain accepts the
-// compactor can use, and whatever the compactor would refuse falls over here.
-func hasText(m *schema.Message) bool {
-	if m == nil {
-		return false
-	}
-	if strings.TrimSpace(m.Content) != "" {
-		return true
-	}
-	for _, p := range m.AssistantGenMultiContent {
-		if p.Type == schema.ChatMessagePartTypeText {
-			return strings.TrimSpace(p.Text) != ""
-		}
-	}
-	for _, p := range m.MultiContent {
-		if p.Type == schema.ChatMessagePartTypeText {
-			return strings.TrimSpace(p.Text) != ""
-		}
-	}
-	return false
-}
+// hasText applies the compactor's own rule for a usable summary
+// (replytext.Usable), so that whatever this chain accepts the compactor can
+// use, and whatever the compactor would refuse falls over here.
+func hasText(m *schema.Message) bool { return replytext.Usable(m) != "" }
 
 // backoff is BaseDelay·2^(retry-1), capped at MaxDelay, spread by ±Jitter.
 func (m *Model) backoff(retry int) time.Duration {
