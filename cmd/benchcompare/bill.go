@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -11,6 +12,16 @@ import (
 
 // blockBill is the generated block of docs/benchmarks.md with the bill.
 const blockBill = "bill"
+
+// runBillOnly prints the bill without the rest of the simulation.
+func runBillOnly(steps, window int, prepareAt float64, stdout io.Writer) error {
+	bills, err := runBills(context.Background(), steps, window, prepareAt)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, billReport(bills, steps, window))
+	return err
+}
 
 // billStrategies are the strategies billed, in table order; the ratios are
 // to bench.StrategyEino.

@@ -7,7 +7,9 @@
 //
 // and prints the medians as tables with the targets of issue 7. With -sim it
 // replays synthetic tool-using trajectories through both strategies and
-// prints what each cost. With -docs DIR it also rewrites the generated
+// prints what each cost, led by the user's bill: every request of every
+// strategy priced under provider cache models, with the targets of issue
+// 23 (-bill prints that part alone). With -docs DIR it also rewrites the generated
 // blocks of DIR/benchmarks.md and writes the context-size plot to DIR.
 // Nothing here uses the network or sleeps.
 package main
@@ -29,7 +31,8 @@ func main() {
 func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("benchcompare", flag.ContinueOnError)
 	micro := fs.String("micro", "", "`file` of go test -bench output to summarize (- for stdin)")
-	sim := fs.Bool("sim", false, "run the long-run cost simulation")
+	sim := fs.Bool("sim", false, "run the long-run cost simulation and the bill")
+	billOnly := fs.Bool("bill", false, "run only the bill of the simulation (print only; faster than -sim)")
 	steps := fs.Int("steps", 300, "model calls per simulated trajectory")
 	window := fs.Int("window", 32000, "context window in tokens for the simulation")
 	prepareAt := fs.Float64("prepare-at", defaultPrepareAt, "PrepareAt of the simulation's third strategy, einocompact preparing compactions in the background; 0 leaves it out")
@@ -37,20 +40,26 @@ func run(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *micro == "" && !*sim {
-		return fmt.Errorf("nothing to do: give -micro FILE and/or -sim")
+	if *micro == "" && !*sim && !*billOnly {
+		return fmt.Errorf("nothing to do: give -micro FILE, -sim or -bill")
+	}
+	if *billOnly && (*sim || *docs != "") {
+		return fmt.Errorf("-bill prints the bill alone; -sim (with -docs) runs it with the simulation")
 	}
 	if *micro != "" {
 		if err := runMicro(*micro, *docs, stdout); err != nil {
 			return err
 		}
 	}
-	if *sim {
+	if *sim || *billOnly {
 		if *steps < 1 || *window < 1000 {
 			return fmt.Errorf("-steps must be >= 1 and -window >= 1000, got %d and %d", *steps, *window)
 		}
 		if *prepareAt != 0 && !(*prepareAt > 0.4 && *prepareAt < 0.7) {
 			return fmt.Errorf("-prepare-at must be 0 or between compact_to 0.4 and compact_at 0.7, got %v", *prepareAt)
+		}
+		if *billOnly {
+			return runBillOnly(*steps, *window, *prepareAt, stdout)
 		}
 		if err := runSimulation(*steps, *window, *prepareAt, *docs, stdout); err != nil {
 			return err
