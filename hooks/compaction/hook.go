@@ -287,7 +287,9 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 		r.Preparing = h.prepare(ctx, state, r.TokensAfter+r.Overhead)
 	}
 	r.Stall = time.Since(stallStart)
-	r.Err = err
+	if err != nil {
+		r.Err = err
+	}
 	h.settle(ctx, messages, &r)
 	if err != nil {
 		callbacks.OnError(cbCtx, err)
@@ -305,6 +307,8 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 // usable. r.TokensAfter is the size of State.Messages on entry.
 func (h *CompactionHook) compactNow(ctx context.Context, state *hooks.State, r *Report) error {
 	messages := state.Messages
+	// This compaction's outcome replaces that of a prepared one it follows.
+	r.Err = nil
 	j := h.newJob(WithRequestTools(ctx, state.Tools), messages, r.TokensAfter, r.Target, r)
 	compacted, err := h.compact(ctx, j, r)
 	if err != nil || compacted == nil {
@@ -347,13 +351,23 @@ func (h *CompactionHook) compact(ctx context.Context, j *job, r *Report) ([]*sch
 }
 
 // checked judges a finished job: its error, a declined compaction, a result
-// that breaks tool-call pairing.
+// that breaks tool-call pairing. A compactor that declined because every
+// summarizer round failed leaves the cause in r.Err (see Report.Err) and
+// returns no error: RaiseOnFailure decides whether the run fails.
 func (h *CompactionHook) checked(ctx context.Context, j *job, r *Report) ([]*schema.Message, error) {
 	if j.err != nil {
 		h.log.WarnContext(ctx, "compaction failed", "step", r.Step, "error", j.err.Error())
 		return nil, fmt.Errorf("compaction: %s: %w", h.kind, j.err)
 	}
 	if j.result == nil {
+		if cause := h.declineCause(j); cause != nil {
+			// The compactor returned nothing because its model failed
+			// (RaiseOnFailure false): that is a failure, not a
+			// conversation with nothing left to compact.
+			r.Err = cause
+			h.log.WarnContext(ctx, "compaction failed: the summarizer failed and nothing was compacted", "step", r.Step, "error", cause.Error())
+			return nil, nil
+		}
 		h.log.InfoContext(ctx, "compaction declined: nothing left to compact", "step", r.Step, "target_tokens", j.target)
 		return nil, nil
 	}
@@ -364,6 +378,25 @@ func (h *CompactionHook) checked(ctx context.Context, j *job, r *Report) ([]*sch
 		return nil, fmt.Errorf("compaction: %s: %w", h.kind, err)
 	}
 	return j.result, nil
+}
+
+// declineCause returns why the finished job j returned no result although
+// its compactor called a model: an error wrapping that of its last failed
+// round. It returns nil when no round failed: the compactor found nothing it
+// could compact (only the protected newest steps are left, or the
+// conversation fits), which is no failure and starts no backoff.
+func (h *CompactionHook) declineCause(j *job) error {
+	var last error
+	failed, rounds := 0, j.rounds.take()
+	for _, rd := range rounds {
+		if rd.Err != nil {
+			failed, last = failed+1, rd.Err
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	return fmt.Errorf("compaction: %s: %d of %d summarizer rounds failed, nothing was compacted: %w", h.kind, failed, len(rounds), last)
 }
 
 // apply swaps the compacted conversation into state, keeping any messages
@@ -390,6 +423,7 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 		// keeping the original loses nothing.
 		h.log.WarnContext(ctx, "compaction ignored: the compactor's result is not smaller",
 			"step", r.Step, "tokens_before", before, "tokens_after", left)
+		r.Err = fmt.Errorf("compaction: %s: the result is not smaller (%d tokens, %d before); ignored", h.kind, left, before)
 		return nil
 	}
 	if len(compacted) != len(result) {

@@ -9,9 +9,9 @@ import (
 	"github.com/cloudwego/eino/schema"
 )
 
-// The backoff after a failed compaction: a triggered compaction that did not
-// apply (the compactor failed, declined or returned nothing smaller, under a
-// ctx that had not ended) is not
+// The backoff after a failed compaction: a triggered compaction that failed
+// (the compactor erred, every summarizer round failed, or its result was
+// not smaller, under a ctx that had not ended; see Report.Err) is not
 // tried again for the same conversation until its estimate has grown by
 // backoffGrowth of the window or backoffSteps model calls have passed,
 // whichever comes first, unless the coming call would exceed the window.
@@ -163,9 +163,15 @@ func (h *CompactionHook) settle(ctx context.Context, messages []*schema.Message,
 		// messages must not find its compaction held back.
 		return
 	}
-	h.backoff.record(messages, r)
+	// A decline without a failure (e.g. only the protected newest step
+	// exists) starts no backoff: one call later there may be something to
+	// compact, and such a decline cost no model call
+	// (TestHookBacksOffOnlyAfterAFailure).
+	if r.Compacted || r.Err != nil {
+		h.backoff.record(messages, r)
+	}
 	// Debug: the outcome itself already has its one record.
-	if !r.Compacted && h.log.Enabled(ctx, slog.LevelDebug) {
+	if !r.Compacted && r.Err != nil && h.log.Enabled(ctx, slog.LevelDebug) {
 		h.log.DebugContext(ctx, "compaction did not apply; not trying again for this conversation until it grows or a few calls pass",
 			"step", r.Step, "estimated_tokens", r.Estimated, "retry_after_calls", backoffSteps,
 			"retry_after_tokens", r.Estimated+int(backoffGrowth*float64(h.window)))
@@ -182,8 +188,8 @@ func (h *CompactionHook) settle(ctx context.Context, messages []*schema.Message,
 	}
 	r.Overflow = true
 	why := "nothing compactable is left"
-	if r.Err != nil || (len(r.Rounds) > 0 && !r.Compacted) {
-		why = "compaction failed"
+	if r.Err != nil {
+		why = "compaction failed: " + r.Err.Error()
 	}
 	h.log.ErrorContext(ctx, "the coming model call is estimated above the context window: "+why, "step", r.Step,
 		"estimated_tokens", est, "window_tokens", h.window)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -148,6 +149,67 @@ func TestCancelledRunDoesNotBackOff(t *testing.T) {
 			r, _ := h.Decide(context.Background(), &hooks.State{Messages: msgs, StepCount: 2})
 			if got := tries.Load() == 2; got != tc.wantRetry {
 				t.Errorf("the second call ran the compactor = %v, want %v (Report.BackedOff %v)", got, tc.wantRetry, r.BackedOff)
+			}
+		})
+	}
+}
+
+// TestHookBacksOffOnlyAfterAFailure: a triggered compaction that declined
+// without calling the summarizer (only the protected newest step exists)
+// starts no backoff, so the next call, whose older step can now be
+// summarized, compacts. One whose summarizer rounds all failed does start
+// it, and its Report.Err carries the summarizer's error.
+func TestHookBacksOffOnlyAfterAFailure(t *testing.T) {
+	t.Parallel()
+	down := errors.New("summarizer down")
+	big := rep("r", 760)
+	tests := []struct {
+		name        string
+		first       []*schema.Message // the first triggered call's conversation
+		summarizer  scStep
+		wantFirst   error // Report.Err of the first call (errors.Is)
+		wantRetried bool  // the second call ran the compactor
+	}{
+		{
+			name:        "declined: only the newest step exists",
+			first:       []*schema.Message{sys("rules"), user("task"), call("c1"), result("c1", big)},
+			summarizer:  scStep{text: "c1 searched"},
+			wantRetried: true,
+		},
+		{
+			name:       "every summarizer round failed",
+			first:      []*schema.Message{sys("rules"), user("task"), call("c1"), result("c1", big), call("c2"), result("c2", "ok")},
+			summarizer: scStep{err: down},
+			wantFirst:  down,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m := &scModel{t: t, fixed: &tc.summarizer}
+			comp, _, _ := scNew(t, m, scConfig{})
+			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: comp, ContextWindow: 1000, TokenCounter: fc1, Logger: discardLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := h.Decide(context.Background(), &hooks.State{Messages: tc.first, StepCount: 1})
+			if err != nil || !r.Triggered || r.Compacted {
+				t.Fatalf("first call: triggered=%v compacted=%v err=%v, want triggered, not compacted, no error", r.Triggered, r.Compacted, err)
+			}
+			if !errors.Is(r.Err, tc.wantFirst) || (r.Err == nil) != (tc.wantFirst == nil) {
+				t.Fatalf("first call: Report.Err = %v, want %v", r.Err, tc.wantFirst)
+			}
+			calls := len(m.prompts())
+			// One step later, grown by far less than 10 % of the window.
+			second := append(slices.Clone(tc.first), call("c9"), result("c9", "ok"))
+			r, err = h.Decide(context.Background(), &hooks.State{Messages: second, StepCount: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			retried := len(m.prompts()) > calls
+			if retried != tc.wantRetried || r.BackedOff == tc.wantRetried || r.Compacted != tc.wantRetried {
+				t.Errorf("second call: summarizer called=%v BackedOff=%v Compacted=%v, want called and compacted = %v",
+					retried, r.BackedOff, r.Compacted, tc.wantRetried)
 			}
 		})
 	}

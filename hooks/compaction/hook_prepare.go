@@ -108,12 +108,18 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 // compaction is retried (backoffEntry.holds): once the conversation has grown
 // by backoffGrowth of the window since its snapshot or backoffSteps calls
 // have passed since it started, so that a dead summarizer costs one
-// background call every few calls rather than one per call. A job whose ctx
+// background call every few calls rather than one per call. A job that
+// declined without a failed summarizer round is no failure and is replaced
+// at once, as a synchronous decline starts no backoff. A job whose ctx
 // ended before the compactor returned says nothing about the compactor and
 // is replaced at once.
 func (h *CompactionHook) preparesAgain(j *job, est, step int) bool {
 	if !isDone(j) || !j.failed() {
 		return false
+	}
+	if j.err == nil && j.result == nil && h.declineCause(j) == nil {
+		// Declined without a failure: no backoff (see settle).
+		return true
 	}
 	return j.cut || !(backoffEntry{estimate: j.tokens + j.overhead, step: j.step}).holds(est, step, h.window)
 }

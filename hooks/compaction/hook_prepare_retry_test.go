@@ -20,7 +20,8 @@ import (
 // synchronously and stall the agent): it is replaced by a new one under the
 // backoff rule of a failed synchronous compaction, once 8 calls have passed
 // since it started or the conversation has grown by 10 % of the window since
-// its snapshot, whichever comes first. A dead summarizer therefore costs one
+// its snapshot, whichever comes first. A compactor that declined without a
+// failed summarizer round is no failure: it is prepared again at once. A dead summarizer therefore costs one
 // background call every few calls, not one per call. A job whose ctx ended
 // is replaced at once; a running or usable one is kept.
 //
@@ -51,6 +52,9 @@ func TestPreparedAgainAfterFailure(t *testing.T) {
 		// cancelFirst ends the first job's ctx while its compactor waits
 		// (as Close or its age limit would) instead of letting it answer.
 		cancelFirst bool
+		// failRound reports a failed summarizer round before each outcome,
+		// as a SummarizationCompactor with RaiseOnFailure false does.
+		failRound bool
 		// wantStarts: the calls (below the trigger) that started a
 		// preparation, each running the compactor once.
 		wantStarts []int
@@ -89,8 +93,17 @@ func TestPreparedAgainAfterFailure(t *testing.T) {
 			wantStarts: []int{0, 3, 6, 9},
 		},
 		{
-			name: "always declines", stepLen: 50,
+			// A decline without a failed summarizer round is no failure
+			// (TestHookBacksOffOnlyAfterAFailure): prepared again at the
+			// next call, at every one of the 50 below the trigger.
+			name: "always declines without calling a model", stepLen: 50,
 			outcome:    func(int, []*schema.Message) ([]*schema.Message, error) { return nil, nil },
+			wantStarts: everyCall(50),
+		},
+		{
+			name: "always declines after a failed summarizer round", stepLen: 50,
+			outcome:    func(int, []*schema.Message) ([]*schema.Message, error) { return nil, nil },
+			failRound:  true,
 			wantStarts: []int{0, 8, 16, 24, 32, 40, 48},
 		},
 		{
@@ -131,6 +144,9 @@ func TestPreparedAgainAfterFailure(t *testing.T) {
 					close(release)
 					<-ctx.Done()
 					return nil, ctx.Err()
+				}
+				if tc.failRound {
+					reportRound(ctx, Round{Err: errDown})
 				}
 				return tc.outcome(n, msgs)
 			})
@@ -226,4 +242,13 @@ func TestPreparedRunningNotReplaced(t *testing.T) {
 	if n := len(c.callsNow()); preparing != 1 || n != 1 {
 		t.Errorf("%d preparations, %d compactor calls; want one of each", preparing, n)
 	}
+}
+
+// everyCall is 0, 1, ..., n-1.
+func everyCall(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }

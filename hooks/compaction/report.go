@@ -35,7 +35,14 @@ type Report struct {
 
 	Rounds   []Round       // summarizer rounds, in order (summarizing compactors only)
 	Duration time.Duration // time spent in the compactor, in the background too
-	Err      error         // the compactor's error, if any
+	// Err says why the compaction failed: the error Decide returns (the
+	// compactor's, a refused result, the run's ctx), or, when Decide
+	// returns nil, why nothing was applied: every summarizer round failed
+	// (RaiseOnFailure false; it wraps the last round's error, so a dead
+	// summarizer never reads as nothing left to compact) or the result was
+	// not smaller. Nil when the compaction applied, or declined because
+	// nothing could be compacted; only a non-nil Err starts the backoff.
+	Err error
 
 	// Prepared says the compaction applied was computed in the background
 	// (HookConfig.PrepareAt). Rounds and Duration then include that
@@ -65,8 +72,15 @@ type Report struct {
 type PreparedDone struct {
 	Step     int           // State.StepCount of the model call that started it
 	Duration time.Duration // time spent in the compactor
-	Err      error         // the compactor's error, if any
-	Declined bool          // the compactor found nothing to compact
+	// Err says why the compaction failed: the error Decide returns (the
+	// compactor's, a refused result, the run's ctx), or, when Decide
+	// returns nil, why nothing was applied: every summarizer round failed
+	// (RaiseOnFailure false; it wraps the last round's error, so a dead
+	// summarizer never reads as nothing left to compact) or the result was
+	// not smaller. Nil when the compaction applied, or declined because
+	// nothing could be compacted; only a non-nil Err starts the backoff.
+	Err      error
+	Declined bool // the compactor found nothing to compact
 	// Refused says the compactor's result will not be applied: it breaks
 	// tool-call pairing or is not smaller by the counter. Like a failure,
 	// it is prepared again once the conversation has grown (see
