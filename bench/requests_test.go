@@ -18,7 +18,7 @@ func TestSimulateRecordsRequests(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := SimConfig{Shape: ShapeManySmall, Steps: 80, Window: 8000, Seed: 3, PrepareAt: 0.45,
-		Strategies: []string{StrategyEinocompact, StrategyAligned, StrategyPrepared, StrategyPruning, StrategyEino, StrategyEinoPrefix, StrategyNone}}
+		Strategies: []string{StrategyEinocompact, StrategyAligned, StrategyPrepared, StrategyPruning, StrategyPruningAligned, StrategyEino, StrategyEinoPrefix, StrategyNone}}
 	res, err := Simulate(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -47,6 +47,8 @@ const (
 	StrategyAligned = "einocompact-aligned"
 	// StrategyPreparedAligned is StrategyPrepared with CacheAligned.
 	StrategyPreparedAligned = "einocompact-prepared-aligned"
+	// StrategyPruningAligned is StrategyPruning with CacheAligned.
+	StrategyPruningAligned = "einocompact-pruning-aligned"
 )
 
 // SimConfig describes one simulated run.
@@ -496,8 +498,9 @@ func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer 
 			return nil, err
 		}
 		return &einoStrategy{mw: mw, tools: tools}, nil
-	case StrategyPruning:
-		s, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{ChatModel: summarizer, Logger: discardLogger})
+	case StrategyPruning, StrategyPruningAligned:
+		s, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{ChatModel: summarizer, Logger: discardLogger,
+			CacheAligned: name == StrategyPruningAligned})
 		if err != nil {
 			return nil, err
 		}

@@ -26,7 +26,8 @@ func runBillOnly(steps, window int, prepareAt float64, stdout io.Writer) error {
 // billStrategies are the strategies billed, in table order; the ratios are
 // to bench.StrategyEino.
 var billStrategies = []string{
-	bench.StrategyEinocompact, bench.StrategyAligned, bench.StrategyPrepared, bench.StrategyPreparedAligned, bench.StrategyPruning,
+	bench.StrategyEinocompact, bench.StrategyAligned, bench.StrategyPrepared, bench.StrategyPreparedAligned,
+	bench.StrategyPruning, bench.StrategyPruningAligned,
 	bench.StrategyEino, bench.StrategyEinoPrefix, bench.StrategyNone,
 }
 
