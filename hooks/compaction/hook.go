@@ -72,6 +72,27 @@ type HookConfig struct {
 	// it must be safe for concurrent use when the hook serves several runs.
 	// Default none.
 	OnPrepared func(ctx context.Context, d PreparedDone)
+
+	// Store, when set, shares compactions with every hook using the same
+	// store (the replicas of a service; see Store and docs/deployment.md):
+	// a conversation prefix is compacted once across them, and a result
+	// prepared by one is applied by another. The compactor must implement
+	// Identifier. Default nil: compactions stay in this hook.
+	Store Store
+	// StoreScope is added to the identity under which results are shared:
+	// name there what the compactor's identity cannot see and changes its
+	// output, such as the summarizer's model name. Default "".
+	StoreScope string
+	// StoreTimeout bounds each call to the Store. A call that fails or
+	// takes longer leaves the store alone for 5 seconds, during which the
+	// hook compacts as without one. Default 250ms.
+	StoreTimeout time.Duration
+	// StoreLease is how long a claim on a conversation prefix holds while
+	// its compaction is written, and so the longest another hook waits for
+	// it. Default 2 minutes.
+	StoreLease time.Duration
+	// StoreTTL is how long a shared result is kept. Default 10 minutes.
+	StoreTTL time.Duration
 }
 
 // CompactionHook decides when to compact. Registered at hooks.BeforeLLM, it
@@ -110,6 +131,7 @@ type CompactionHook struct {
 	kind       string  // the compactor's type name, for errors and callbacks
 	jobs       *jobSet // compactor calls in flight and prepared results
 	backoff    backoffs
+	sharing    *sharing // nil: no Store
 }
 
 var (
@@ -158,8 +180,16 @@ func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, err
 	if log == nil {
 		log = slog.Default()
 	}
-	return &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
-		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet()}, nil
+	h := &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
+		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet()}
+	if cfg.Store != nil {
+		s, err := newSharing(h, cfg)
+		if err != nil {
+			return nil, err
+		}
+		h.sharing = s
+	}
+	return h, nil
 }
 
 // Name identifies the hook in errors and logs.
@@ -306,6 +336,11 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 // synchronous compaction, also the fallback when no prepared result is
 // usable. r.TokensAfter is the size of State.Messages on entry.
 func (h *CompactionHook) compactNow(ctx context.Context, state *hooks.State, r *Report) error {
+	if h.sharing != nil {
+		if done, err := h.compactShared(ctx, state, r); done || err != nil {
+			return err
+		}
+	}
 	messages := state.Messages
 	// This compaction's outcome replaces that of a prepared one it follows.
 	r.Err = nil
@@ -314,7 +349,7 @@ func (h *CompactionHook) compactNow(ctx context.Context, state *hooks.State, r *
 	if err != nil || compacted == nil {
 		return err
 	}
-	return withCtxErr(ctx, h.apply(ctx, state, messages, compacted, j.tokens, 0, r))
+	return withCtxErr(ctx, h.apply(ctx, state, messages, compacted, j.tokens, j.resultTokens, r))
 }
 
 // compact runs j and waits for it, or for ctx to end: a compactor that
@@ -325,6 +360,7 @@ func (h *CompactionHook) compact(ctx context.Context, j *job, r *Report) ([]*sch
 	j.await()
 	if !h.start(j) {
 		h.runJob(j)
+		h.publishShared(j)
 	}
 	select {
 	case <-j.done:
@@ -355,6 +391,11 @@ func (h *CompactionHook) compact(ctx context.Context, j *job, r *Report) ([]*sch
 // summarizer round failed leaves the cause in r.Err (see Report.Err) and
 // returns no error: RaiseOnFailure decides whether the run fails.
 func (h *CompactionHook) checked(ctx context.Context, j *job, r *Report) ([]*schema.Message, error) {
+	if j.err != nil && errors.Is(j.err, errNotShared) {
+		// Not the compactor's failure: the caller compacts itself.
+		h.log.DebugContext(ctx, "shared compaction unusable", "step", r.Step, "error", j.err.Error())
+		return nil, nil
+	}
 	if j.err != nil {
 		h.log.WarnContext(ctx, "compaction failed", "step", r.Step, "error", j.err.Error())
 		return nil, fmt.Errorf("compaction: %s: %w", h.kind, j.err)

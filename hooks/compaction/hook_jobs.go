@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -58,6 +59,15 @@ type job struct {
 	// cut says j.ctx had ended when the compactor returned (Close, the
 	// job's age limit): its outcome says nothing about the compactor.
 	cut bool
+
+	// Sharing through HookConfig.Store (see hook_store.go). shared: the
+	// result comes from the store, preset when found published, else
+	// awaited under the key remote; lease: the job compacts a prefix it
+	// claimed and publishes the result.
+	shared bool
+	preset []*schema.Message
+	remote string
+	lease  Lease
 }
 
 // failed reports whether the finished job j left nothing to apply: the
@@ -161,6 +171,7 @@ func (h *CompactionHook) start(j *job) bool {
 		defer js.finished()
 		defer stop()
 		h.runJob(j)
+		h.publishShared(j)
 		if j.background {
 			h.preparedDone(j)
 		}
@@ -197,11 +208,18 @@ func (h *CompactionHook) runJob(j *job) {
 		}
 		// Read before the deferred cancel above, which ends j.ctx in
 		// every case.
-		j.cut = j.ctx.Err() != nil
+		j.cut = j.cut || j.ctx.Err() != nil
 	}()
-	j.result, j.err = h.compactor.Compact(j.ctx, j.snapshot, j.target, h.counter)
+	if j.shared {
+		j.result, j.err = h.awaitShared(j)
+		// Waiting in vain says nothing about the compactor: like a job
+		// cut short, it gives way at once (preparesAgain).
+		j.cut = j.cut || errors.Is(j.err, errNotShared)
+	} else {
+		j.result, j.err = h.compactor.Compact(j.ctx, j.snapshot, j.target, h.counter)
+	}
 	j.duration = time.Since(j.started)
-	if j.background && j.err == nil && j.result != nil {
+	if (j.background || j.lease.Held()) && j.err == nil && j.result != nil {
 		j.refused, j.resultTokens = h.refused(j)
 	}
 }

@@ -88,6 +88,7 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	cancel := j.cancel
 	j.cancel = func() { cancel(); expire() }
 	j.background = true
+	h.share(ctx, j, messages)
 	if !h.addJob(ctx, j, now) || !h.start(j) {
 		j.cancel()
 		return false
@@ -161,7 +162,7 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 	if !r.Compacted {
 		return false, nil
 	}
-	r.Prepared = true
+	r.Prepared, r.Shared = true, j.shared
 	if trigger, _ := h.Thresholds(); float64(r.TokensAfter+r.Overhead) >= trigger {
 		// What was appended since the snapshot keeps the call at the
 		// trigger. Below the ceiling the call goes out and the rest is

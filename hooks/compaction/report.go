@@ -49,6 +49,10 @@ type Report struct {
 	// background work; when the result still left the call at the trigger,
 	// a synchronous compaction followed and its rounds come after.
 	Prepared bool
+	// Shared says the compaction applied was written by a hook sharing
+	// HookConfig.Store (maybe another process), and this hook did not call
+	// its compactor for it.
+	Shared bool
 	// Stall is how long this model call waited for compaction: about zero
 	// when a prepared result was ready, the rest of its work when it was
 	// still running, the whole compaction when it ran synchronously.

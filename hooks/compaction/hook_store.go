@@ -1,0 +1,308 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+// Sharing compactions through a Store (HookConfig.Store). Before the hook
+// compacts a conversation, in the background at PrepareAt or at the
+// trigger, it asks the store for a compaction of a prefix of it:
+//
+//   - one published: it is applied as a prepared result would be, after the
+//     checks of decodeEntry (version, key, tool-call pairing, system
+//     messages and current request kept) and, when applied, the hook's own
+//     count (smaller);
+//   - one being written (a live lease): the hook waits for it, at most
+//     HookConfig.StoreLease, in the background like a prepared compaction
+//     (a call at the trigger defers, as it would for its own), or at the
+//     trigger like a synchronous one; when nothing arrives it compacts
+//     itself;
+//   - none: it claims the conversation as it stands (a lease), compacts it,
+//     and publishes the result, or ends the lease when there is none.
+//
+// Results are keyed by the scoped prefix digest of the messages they
+// replace (storeKeys): the conversation, to the last message, by content,
+// together with the compactor's identity and settings, HookConfig.StoreScope,
+// the hook's window and fractions and the counter's type. Another
+// conversation, a rewritten one, or a hook configured otherwise computes
+// another key, and a value under a key it does not name is refused.
+//
+// The store is an optimisation, never a dependency: every call to it is
+// bounded by StoreTimeout, and a failure or timeout leaves the store alone
+// for storeCooldown, during which the hook compacts as without one. It is
+// tried again after that, so sharing resumes once the store is back.
+
+// storeCooldown is how long a hook leaves its store alone after a failed
+// or slow call: long enough that a store that is down costs a run one
+// timeout every few seconds, not one per call.
+const storeCooldown = 5 * time.Second
+
+// Defaults of HookConfig's store settings.
+const (
+	defaultStoreTimeout = 250 * time.Millisecond
+	defaultStoreLease   = 2 * time.Minute
+	defaultStoreTTL     = defaultPreparedMaxAge
+)
+
+// newSharing validates cfg's store settings for h.
+func newSharing(h *CompactionHook, cfg *HookConfig) (*sharing, error) {
+	id, ok := cfg.Compactor.(Identifier)
+	if !ok || id.CompactionIdentity() == "" {
+		return nil, fmt.Errorf("compaction: HookConfig.Store needs a compactor that implements Identifier, got %s", compactorType(cfg.Compactor))
+	}
+	s := &sharing{store: cfg.Store, timeout: defaultStoreTimeout, lease: defaultStoreLease, ttl: defaultStoreTTL}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+		to   *time.Duration
+	}{{"StoreTimeout", cfg.StoreTimeout, &s.timeout}, {"StoreLease", cfg.StoreLease, &s.lease}, {"StoreTTL", cfg.StoreTTL, &s.ttl}} {
+		if d.v < 0 {
+			return nil, fmt.Errorf("compaction: HookConfig.%s must be positive (or 0: default), got %v", d.name, d.v)
+		}
+		if d.v > 0 {
+			*d.to = d.v
+		}
+	}
+	s.scope = h.storeScopeOf(id.CompactionIdentity(), cfg.StoreScope)
+	return s, nil
+}
+
+// sharing is a hook's Store with its settings.
+type sharing struct {
+	store   Store
+	scope   Digest
+	timeout time.Duration
+	lease   time.Duration
+	ttl     time.Duration
+	// downUntil is when the store may be tried again after a failure, in
+	// UnixNano; 0: up.
+	downUntil atomic.Int64
+}
+
+func (s *sharing) up() bool {
+	d := s.downUntil.Load()
+	return d == 0 || time.Now().UnixNano() >= d
+}
+
+// failed notes a failed or slow store call.
+func (h *CompactionHook) storeFailed(ctx context.Context, op string, err error) {
+	s := h.sharing
+	if ctx.Err() != nil {
+		return // the run ended, not the store
+	}
+	s.downUntil.Store(time.Now().Add(storeCooldown).UnixNano())
+	h.log.WarnContext(ctx, "compaction store unavailable; compacting locally for a while", "op", op,
+		"error", err.Error(), "retry_after", storeCooldown)
+}
+
+// storeCtx bounds one store call.
+func (h *CompactionHook) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, h.sharing.timeout)
+}
+
+// sharedFound is what the store holds for a conversation.
+type sharedFound struct {
+	n      int               // the prefix length it covers
+	result []*schema.Message // published and checked; nil: none
+	held   string            // a key being compacted elsewhere, when no result
+}
+
+// sharedFind asks the store for the longest prefix of messages with a
+// published compaction, else one being compacted.
+func (h *CompactionHook) sharedFind(ctx context.Context, messages []*schema.Message) (f sharedFound, ok bool) {
+	conv, _, ok := h.storeKeys(messages, len(messages))
+	if !ok || !h.sharing.up() {
+		return f, false
+	}
+	sctx, cancel := h.storeCtx(ctx)
+	defer cancel()
+	keys, err := h.sharing.store.Lookup(sctx, conv)
+	if err != nil {
+		h.storeFailed(ctx, "lookup", err)
+		return f, false
+	}
+	heldN := 0
+	for _, key := range keys {
+		n, ok := keyLength(key)
+		if !ok || n > len(messages) || n <= f.n || h.prefixKey(messages[:n]) != key {
+			continue
+		}
+		raw, held, err := h.sharing.store.Load(sctx, key)
+		if err != nil {
+			h.storeFailed(ctx, "load", err)
+			return sharedFound{}, false
+		}
+		if raw == nil {
+			if held && n > heldN {
+				f.held, heldN = key, n
+			}
+			continue
+		}
+		result, err := decodeEntry(raw, key, messages[:n])
+		if err != nil {
+			h.log.WarnContext(ctx, "compaction store: entry refused", "error", err.Error())
+			continue
+		}
+		f.n, f.result = n, result
+	}
+	if f.result == nil && f.held != "" {
+		f.n = heldN
+	}
+	return f, true
+}
+
+// share decides, for the fresh job j over messages, between a result the
+// store has (j then returns it), one being written elsewhere (j waits for
+// it) and a claim of its own (j compacts and publishes). A store that is
+// down or unknown leaves j as it is. count measures a shorter snapshot.
+func (h *CompactionHook) share(ctx context.Context, j *job, messages []*schema.Message) {
+	if h.sharing == nil {
+		return
+	}
+	f, ok := h.sharedFind(ctx, messages)
+	if !ok {
+		return
+	}
+	if f.result != nil || f.held != "" {
+		h.shorten(ctx, j, messages[:f.n])
+		j.shared, j.remote, j.preset = true, f.held, f.result
+		return
+	}
+	conv, key, ok := h.storeKeys(messages, len(messages))
+	if !ok {
+		return
+	}
+	sctx, cancel := h.storeCtx(ctx)
+	defer cancel()
+	lease, err := h.sharing.store.Claim(sctx, conv, key, h.sharing.lease)
+	if err != nil {
+		h.storeFailed(ctx, "claim", err)
+		return
+	}
+	if !lease.Held() {
+		// Claimed or published by another between Lookup and Claim.
+		j.shared, j.remote = true, key
+		return
+	}
+	j.lease = lease
+}
+
+// shorten makes snapshot, a prefix of j's, j's snapshot.
+func (h *CompactionHook) shorten(ctx context.Context, j *job, snapshot []*schema.Message) {
+	if len(snapshot) == len(j.snapshot) {
+		return
+	}
+	j.snapshot = slices.Clone(snapshot)
+	if n, err := h.counter.Count(ctx, j.snapshot, nil); err == nil {
+		j.tokens = n
+	}
+}
+
+// errNotShared is the outcome of a job that waited for a compaction being
+// written elsewhere and got none.
+var errNotShared = errors.New("compaction: the compaction being written elsewhere did not arrive")
+
+// awaitShared is the work of a job that takes its result from the store:
+// the result found already, or the one published under j.remote within
+// StoreLease.
+func (h *CompactionHook) awaitShared(j *job) ([]*schema.Message, error) {
+	if j.preset != nil {
+		return j.preset, nil
+	}
+	wctx, cancel := context.WithTimeout(j.ctx, h.sharing.lease)
+	defer cancel()
+	if err := h.sharing.store.Wait(wctx, j.remote); err != nil {
+		if j.ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+			h.storeFailed(j.values, "wait", err)
+		}
+		return nil, fmt.Errorf("%w: %w", errNotShared, err)
+	}
+	sctx, cancel2 := h.storeCtx(j.ctx)
+	defer cancel2()
+	raw, _, err := h.sharing.store.Load(sctx, j.remote)
+	if err != nil {
+		h.storeFailed(j.values, "load", err)
+		return nil, fmt.Errorf("%w: %w", errNotShared, err)
+	}
+	if raw == nil {
+		return nil, errNotShared
+	}
+	result, err := decodeEntry(raw, j.remote, j.snapshot)
+	if err != nil {
+		h.log.WarnContext(j.values, "compaction store: entry refused", "error", err.Error())
+		return nil, fmt.Errorf("%w: %w", errNotShared, err)
+	}
+	return result, nil
+}
+
+// publishShared ends the lease of the finished job j: it publishes j's
+// result when it is one every hook may apply (decodeEntry's checks and
+// smaller by the counter), and ends the lease without an entry otherwise.
+func (h *CompactionHook) publishShared(j *job) {
+	if !j.lease.Held() {
+		return
+	}
+	ctx, cancel := h.storeCtx(context.WithoutCancel(j.values))
+	defer cancel()
+	var entry []byte
+	if j.err == nil && j.result != nil && !j.refused && checkShared(j.snapshot, j.result) == nil {
+		var err error
+		if entry, err = encodeEntry(storedEntry{Key: j.lease.Key, Length: len(j.snapshot), Result: j.result, Step: j.step}); err != nil {
+			h.log.WarnContext(j.values, "compaction store: result not encodable; not shared", "error", err.Error())
+			entry = nil
+		}
+	}
+	if err := h.sharing.store.Publish(ctx, j.lease, entry, h.sharing.ttl); err != nil {
+		if errors.Is(err, ErrLeaseLost) {
+			h.log.WarnContext(j.values, "compaction store: lease expired before the compaction finished; its result was not shared",
+				"key", j.lease.Key, "lease", h.sharing.lease)
+			return
+		}
+		h.storeFailed(j.values, "publish", err)
+	}
+}
+
+// compactShared is compactNow through the store: a compaction of state's
+// conversation found there, awaited from another hook, or claimed and
+// compacted here and published. done is false with a nil error when the
+// caller must compact as without a store: the store is down, or what it
+// gave was not usable (not smaller, or the conversation was rewritten
+// meanwhile).
+func (h *CompactionHook) compactShared(ctx context.Context, state *hooks.State, r *Report) (done bool, err error) {
+	messages := state.Messages
+	j := h.newJob(WithRequestTools(ctx, state.Tools), messages, r.TokensAfter, r.Target, r)
+	h.share(ctx, j, messages)
+	if !j.shared && !j.lease.Held() {
+		j.cancel()
+		return false, nil
+	}
+	compacted, err := h.compact(ctx, j, r)
+	if err != nil || (compacted == nil && !j.shared) {
+		return true, err
+	}
+	if compacted == nil {
+		return false, nil
+	}
+	if err := h.apply(ctx, state, j.snapshot, compacted, j.tokens, j.resultTokens, r); err != nil {
+		return true, withCtxErr(ctx, err)
+	}
+	if !r.Compacted {
+		return !j.shared, nil
+	}
+	r.Shared = j.shared
+	if trigger, _ := h.Thresholds(); j.shared && float64(r.TokensAfter+r.Overhead) >= trigger {
+		// What the conversation gained since the shared prefix keeps it at
+		// the trigger: the caller compacts the rest.
+		return false, nil
+	}
+	return true, nil
+}

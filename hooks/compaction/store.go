@@ -1,0 +1,59 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Store shares compactions between hooks: the replicas of a service behind a
+// load balancer, or several hooks in one process. Through it a hook
+// publishes the result of a compaction, finds one published for the
+// conversation it is about to send, and claims a conversation prefix while
+// it compacts it, so that across every hook sharing the store one prefix is
+// summarized once. HookConfig.Store; nil (the default) keeps everything in
+// the hook's process, as without a store.
+//
+// A Store moves opaque entries; the hook encodes them (a versioned
+// encoding) and checks every entry it loads against the conversation it is
+// about to send, so a store never decides what is applied. Keys are
+// printable ASCII without spaces. Every method must return within the
+// deadline of its ctx; the hook bounds each call and, when the store errs
+// or is slow, goes on as without one. Implementations must be safe for
+// concurrent use. See NewMemoryStore, and package integration/redis for one
+// shared between processes.
+type Store interface {
+	// Lookup returns the keys filed under conv (by Claim), newest first.
+	// An unknown conv returns none.
+	Lookup(ctx context.Context, conv string) ([]string, error)
+	// Load returns the entry published under key, or nil; held reports
+	// that a lease on key is live (someone is compacting that prefix).
+	Load(ctx context.Context, key string) (entry []byte, held bool, err error)
+	// Claim takes the lease on key for ttl and files key under conv. The
+	// zero Lease with a nil error means another holder has it, or an entry
+	// is published under key already.
+	Claim(ctx context.Context, conv, key string, ttl time.Duration) (Lease, error)
+	// Publish stores entry under the lease's key, with ttl, and ends the
+	// lease, only while the lease is still the key's (fencing: a holder
+	// whose lease expired, and maybe went to another, writes nothing and
+	// gets ErrLeaseLost). A nil entry only ends the lease. Waiters (Wait)
+	// are told either way.
+	Publish(ctx context.Context, lease Lease, entry []byte, ttl time.Duration) error
+	// Wait returns once key has an entry or no live lease, or ctx ends
+	// (then with ctx's error).
+	Wait(ctx context.Context, key string) error
+}
+
+// Lease is the right to publish under Key, proved by Token; the zero Lease
+// holds nothing.
+type Lease struct {
+	Key   string
+	Token string
+}
+
+// Held reports whether l holds a lease.
+func (l Lease) Held() bool { return l.Token != "" }
+
+// ErrLeaseLost is returned by Store.Publish when the lease expired and the
+// key's lease or entry is no longer the caller's.
+var ErrLeaseLost = errors.New("compaction: store lease lost")
