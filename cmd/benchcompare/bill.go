@@ -14,8 +14,8 @@ import (
 const blockBill = "bill"
 
 // runBillOnly prints the bill without the rest of the simulation.
-func runBillOnly(steps, window int, prepareAt float64, stdout io.Writer) error {
-	bills, err := runBills(context.Background(), steps, window, prepareAt)
+func runBillOnly(steps, window int, prepareAt, compactTo float64, stdout io.Writer) error {
+	bills, err := runBills(context.Background(), steps, window, prepareAt, compactTo)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,9 @@ type billShape struct {
 	runs  []billRun
 }
 
-func runBills(ctx context.Context, steps, window int, prepareAt float64) ([]billShape, error) {
+// runBills runs every billed strategy over every shape and seed; compactTo
+// 0 leaves the hook's default.
+func runBills(ctx context.Context, steps, window int, prepareAt, compactTo float64) ([]billShape, error) {
 	strategies := billStrategies
 	if prepareAt == 0 {
 		strategies = slices.DeleteFunc(slices.Clone(strategies), func(s string) bool {
@@ -107,7 +109,7 @@ func runBills(ctx context.Context, steps, window int, prepareAt float64) ([]bill
 	for _, shape := range bench.Shapes {
 		bs := billShape{shape: shape}
 		for _, seed := range simSeeds {
-			cfg := bench.SimConfig{Shape: shape, Steps: steps, Window: window, Seed: seed, PrepareAt: prepareAt, Strategies: strategies}
+			cfg := bench.SimConfig{Shape: shape, Steps: steps, Window: window, Seed: seed, PrepareAt: prepareAt, CompactTo: compactTo, Strategies: strategies}
 			res, err := bench.Simulate(ctx, cfg)
 			if err != nil {
 				return nil, err

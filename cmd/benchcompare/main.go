@@ -33,6 +33,7 @@ func run(args []string, stdout io.Writer) error {
 	micro := fs.String("micro", "", "`file` of go test -bench output to summarize (- for stdin)")
 	sim := fs.Bool("sim", false, "run the long-run cost simulation and the bill")
 	billOnly := fs.Bool("bill", false, "run only the bill of the simulation (print only; faster than -sim)")
+	compactTo := fs.Float64("compact-to", 0, "with -bill: the hook's compact_to for einocompact's strategies (0: the default, 0.4); Eino's middleware has no target")
 	steps := fs.Int("steps", 300, "model calls per simulated trajectory")
 	window := fs.Int("window", 32000, "context window in tokens for the simulation")
 	prepareAt := fs.Float64("prepare-at", defaultPrepareAt, "PrepareAt of the simulation's third strategy, einocompact preparing compactions in the background; 0 leaves it out")
@@ -45,6 +46,9 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if *billOnly && (*sim || *docs != "") {
 		return fmt.Errorf("-bill prints the bill alone; -sim (with -docs) runs it with the simulation")
+	}
+	if *compactTo != 0 && (!*billOnly || *compactTo < 0 || *compactTo >= 0.7) {
+		return fmt.Errorf("-compact-to goes with -bill and must be between 0 and compact_at 0.7, got %v", *compactTo)
 	}
 	if *micro != "" {
 		if err := runMicro(*micro, *docs, stdout); err != nil {
@@ -59,7 +63,10 @@ func run(args []string, stdout io.Writer) error {
 			return fmt.Errorf("-prepare-at must be 0 or between compact_to 0.4 and compact_at 0.7, got %v", *prepareAt)
 		}
 		if *billOnly {
-			return runBillOnly(*steps, *window, *prepareAt, stdout)
+			if *prepareAt != 0 && *compactTo != 0 && *prepareAt <= *compactTo {
+				return fmt.Errorf("-prepare-at %v must be above -compact-to %v", *prepareAt, *compactTo)
+			}
+			return runBillOnly(*steps, *window, *prepareAt, *compactTo, stdout)
 		}
 		if err := runSimulation(*steps, *window, *prepareAt, *docs, stdout); err != nil {
 			return err

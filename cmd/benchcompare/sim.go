@@ -53,7 +53,7 @@ func runSimulation(steps, window int, prepareAt float64, docs string, stdout io.
 		}
 		all = append(all, sr)
 	}
-	bills, err := runBills(ctx, steps, window, prepareAt)
+	bills, err := runBills(ctx, steps, window, prepareAt, 0)
 	if err != nil {
 		return err
 	}
