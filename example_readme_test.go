@@ -1,9 +1,12 @@
 package einocompact_test
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,30 +34,135 @@ func TestReadmeShowsTheQuickstartWhole(t *testing.T) {
 	}
 }
 
-// docs/eino.md's ADK snippet is the code of ExampleNewHookMiddleware between
-// its docs/eino.md:adk markers, one tab less indented, so it compiles and
-// its output is checked.
-func TestEinoDocShowsTheADKExample(t *testing.T) {
+// docRegion is code between "// DOC:NAME:begin" and "// DOC:NAME:end" in a
+// Go file of the repository, which DOC (README.md or docs/*.md) shows
+// verbatim, less the begin marker's indentation.
+type docRegion struct {
+	doc, name, file, code string
+}
+
+var regionMarker = regexp.MustCompile(`^(\s*)// ((?:README|docs/[\w-]+)\.md):([\w-]+):begin$`)
+
+// docRegions finds every marked region in the repository's Go files.
+func docRegions(t *testing.T) []docRegion {
+	t.Helper()
+	var regions []docRegion
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines := strings.Split(string(src), "\n")
+		for i, line := range lines {
+			m := regionMarker.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			indent, end := m[1], m[1]+"// "+m[2]+":"+m[3]+":end"
+			var code strings.Builder
+			j := i + 1
+			for ; j < len(lines) && lines[j] != end; j++ {
+				code.WriteString(strings.TrimPrefix(lines[j], indent) + "\n")
+			}
+			if j == len(lines) {
+				t.Errorf("%s:%d: region %s:%s has no end marker", path, i+1, m[2], m[3])
+				continue
+			}
+			// A comment right below the end marker joins its comment
+			// group: an Example's "// Output:" there stops being one, and
+			// the example silently stops running.
+			if j+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[j+1]), "//") {
+				t.Errorf("%s:%d: leave a blank line after the end marker of %s:%s", path, j+1, m[2], m[3])
+			}
+			regions = append(regions, docRegion{doc: m[2], name: m[3], file: path, code: code.String()})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return regions
+}
+
+// docGoBlocks returns the go code blocks of a Markdown file, each with the
+// line above its fence.
+func docGoBlocks(text string) (blocks, above []string) {
+	rest := text
+	for {
+		before, after, ok := strings.Cut(rest, "```go\n")
+		if !ok {
+			return blocks, above
+		}
+		before = strings.TrimSuffix(before, "\n")
+		above = append(above, before[strings.LastIndex(before, "\n")+1:])
+		block, tail, _ := strings.Cut(after, "```\n")
+		blocks = append(blocks, block)
+		rest = tail
+	}
+}
+
+// Every marked region of the repository's Go code (an Example's, mostly) is
+// shown verbatim in the document it names, so the code a reader copies
+// compiles (go vet builds it) and runs (go test runs the example).
+func TestDocsShowMarkedRegions(t *testing.T) {
 	t.Parallel()
-	doc, err := os.ReadFile("docs/eino.md")
+	regions := docRegions(t)
+	if len(regions) < 5 {
+		t.Fatalf("found %d marked regions; the walk is broken", len(regions))
+	}
+	for _, r := range regions {
+		doc, err := os.ReadFile(r.doc)
+		if err != nil {
+			t.Errorf("%s names %s: %v", r.file, r.doc, err)
+			continue
+		}
+		blocks, _ := docGoBlocks(string(doc))
+		if !slices.Contains(blocks, r.code) {
+			t.Errorf("%s does not show %s's region %q verbatim in a go block; copy it:\n%s", r.doc, r.file, r.name, r.code)
+		}
+	}
+}
+
+// Every go block of README.md and docs/*.md is checked code (a file of the
+// repository whole, or a marked region) or says above its fence that it is
+// an excerpt, not a program: "<!-- excerpt: why -->".
+func TestDocGoBlocksAreCheckedOrExcerpts(t *testing.T) {
+	t.Parallel()
+	checked := map[string]bool{}
+	for _, r := range docRegions(t) {
+		checked[r.code] = true
+	}
+	quickstart, err := os.ReadFile("examples/quickstart/main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile("integration/eino/example_test.go")
+	checked[string(quickstart)] = true
+	docs, err := filepath.Glob("docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, region, ok := strings.Cut(string(src), "// docs/eino.md:adk:begin\n")
-	region, _, ok2 := strings.Cut(region, "\t// docs/eino.md:adk:end")
-	if !ok || !ok2 {
-		t.Fatal("integration/eino/example_test.go has no docs/eino.md:adk markers")
-	}
-	var snippet strings.Builder
-	for line := range strings.SplitSeq(strings.TrimSuffix(region, "\n"), "\n") {
-		snippet.WriteString(strings.TrimPrefix(line, "\t") + "\n")
-	}
-	if !strings.Contains(string(doc), "```go\n"+snippet.String()+"```\n") {
-		t.Errorf("docs/eino.md does not show ExampleNewHookMiddleware's code verbatim; copy it:\n%s", snippet.String())
+	for _, path := range append([]string{"README.md"}, docs...) {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, above := docGoBlocks(string(text))
+		for i, b := range blocks {
+			if checked[b] || strings.HasPrefix(above[i], "<!-- excerpt: ") {
+				continue
+			}
+			first, _, _ := strings.Cut(b, "\n")
+			t.Errorf("%s: the go block starting %q is neither checked code nor marked <!-- excerpt: ... -->", path, first)
+		}
 	}
 }
 

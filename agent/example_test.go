@@ -3,7 +3,6 @@ package agent_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/components/tool/utils"
@@ -34,43 +33,57 @@ func Example() {
 	})
 	defer summarizer.Close()
 	chatModel, _ := llm.ChatModel(ctx)
-	sumModel, _ := summarizer.ChatModel(ctx)
+	summarizerModel, _ := summarizer.ChatModel(ctx)
 
 	weather, _ := utils.InferTool("weather", "current weather in a city",
 		func(_ context.Context, in struct{ City string }) (string, error) { return "3°C, rain", nil })
 
-	// Compaction: summarize when the conversation reaches 70% of the window.
-	compactor, _ := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{ChatModel: sumModel})
-	hook, _ := compaction.NewCompactionHook(ctx, &compaction.HookConfig{Compactor: compactor, ContextWindow: 128_000})
-	reg := hooks.NewRegistry()
-	if err := reg.Register(hooks.BeforeLLM, hook); err != nil {
-		panic(err)
-	}
-
-	a, err := agent.New(ctx, &agent.Config{
-		Model:       chatModel,
-		Tools:       []tool.BaseTool{weather},
-		Instruction: "You are a helpful assistant.",
-		Hooks:       reg,
-		Logger:      slog.New(slog.DiscardHandler),
+	// docs/eino.md:hook:begin
+	compactor, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
+		ChatModel: summarizerModel, // any model.BaseChatModel; a small, cheap one is fine
 	})
 	if err != nil {
 		panic(err)
 	}
+	hook, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
+		Compactor:     compactor,
+		ContextWindow: 128_000, // your agent model's window
+		// CompactAt 0.7 and CompactTo 0.4 by default
+	})
+	if err != nil {
+		panic(err)
+	}
+	// docs/eino.md:hook:end
 
+	// docs/eino.md:agent:begin
+	reg := hooks.NewRegistry()
+	if err := reg.Register(hooks.BeforeLLM, hook); err != nil {
+		panic(err)
+	}
+	a, err := agent.New(ctx, &agent.Config{
+		Model:       chatModel, // model.ToolCallingChatModel
+		Tools:       []tool.BaseTool{weather},
+		Instruction: "You are a helpful assistant.",
+		Hooks:       reg,
+		MaxSteps:    20,
+	})
+	if err != nil {
+		panic(err)
+	}
 	res, err := a.Run(ctx, []*schema.Message{schema.UserMessage("Weather in Oslo?")})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(res.Message.Content, "|", res.ExitReason, "after", res.StepCount, "steps")
 
-	// Next turn: send the returned conversation, not the original one.
 	next := append(res.Messages, schema.UserMessage("What should I wear?"))
-	res, err = a.Run(ctx, next)
+	res, err = a.Run(ctx, next) // the system message is not repeated: the history already starts with it
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(res.Message.Content, "|", len(res.Messages), "messages")
+	// docs/eino.md:agent:end
+
 	// Output:
 	// It is 3°C in Oslo. | text after 2 steps
 	// Bring a coat. | 7 messages

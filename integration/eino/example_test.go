@@ -44,24 +44,31 @@ func fakeModels(ctx context.Context, answer string) (agentModel, sumModel model.
 // ExampleInstallReact adds compaction to an existing react.AgentConfig.
 func ExampleInstallReact() {
 	ctx := context.Background()
-	agentModel, sumModel, stop := fakeModels(ctx, "Hello from react.")
+	chatModel, sumModel, stop := fakeModels(ctx, "Hello from react.")
 	defer stop()
 
-	cfg := &react.AgentConfig{ToolCallingModel: agentModel}
+	hook := newCompactionHook(ctx, sumModel)
+	var tools []tool.BaseTool // your tools
+	messages := []*schema.Message{schema.UserMessage("Hi")}
+
+	// docs/eino.md:react:begin
+	cfg := &react.AgentConfig{ToolCallingModel: chatModel, ToolsConfig: compose.ToolsNodeConfig{Tools: tools}}
 	// Before react.NewAgent: installs the hook as MessageRewriter and guards
 	// the model so the hook's errors become the run's errors.
-	if err := einoint.InstallReact(ctx, cfg, newCompactionHook(ctx, sumModel)); err != nil {
+	if err := einoint.InstallReact(ctx, cfg, hook); err != nil {
 		panic(err)
 	}
 	reactAgent, err := react.NewAgent(ctx, cfg)
 	if err != nil {
 		panic(err)
 	}
-	msg, err := reactAgent.Generate(ctx, []*schema.Message{schema.UserMessage("Hi")})
+	msg, err := reactAgent.Generate(ctx, messages)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(msg.Content)
+	// docs/eino.md:react:end
+
 	// Output: Hello from react.
 }
 
