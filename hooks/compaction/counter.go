@@ -64,18 +64,38 @@ type AdditiveCounter interface {
 // since its defaults are filled in before a file is read, and accepts -1 too.
 const NoCharge = -1
 
+// The bounds of the counter settings. Outside them a count stops meaning
+// anything: a CharsPerToken of 1e-300 makes every text worth more tokens
+// than an int holds, one of 1e300 makes every text worth none, and either
+// way compaction never triggers. Inside them every count of a conversation
+// a process can hold fits an int.
+const (
+	// MinCharsPerToken is the smallest ApproximateConfig.CharsPerToken: ten
+	// tokens per code point, well below any tokenizer's worst case.
+	MinCharsPerToken = 0.1
+	// MaxCharsPerToken is the largest ApproximateConfig.CharsPerToken, far
+	// above any tokenizer's average (about 4 for English).
+	MaxCharsPerToken = 100.0
+	// MaxAttachmentCharge is the largest flat charge per attachment
+	// (TokensPerImage, TokensPerFile, here and in the tiktoken counter):
+	// ten million tokens, above any model's context window.
+	MaxAttachmentCharge = 10_000_000
+)
+
 // ApproximateConfig configures an ApproximateTokenCounter. Zero values take
 // the defaults.
 type ApproximateConfig struct {
 	// CharsPerToken is how many code points make one token. Default 4.0,
-	// a fair average for English and code; must be > 0 when set.
+	// a fair average for English and code; when set it must lie in
+	// [MinCharsPerToken, MaxCharsPerToken].
 	CharsPerToken float64
 	// TokensPerImage is charged per image. Default 85 (a low-detail image on
-	// OpenAI models); NoCharge charges nothing; no other negative value is
-	// accepted.
+	// OpenAI models); NoCharge charges nothing; no other negative value and
+	// nothing above MaxAttachmentCharge is accepted.
 	TokensPerImage int
 	// TokensPerFile is charged per file, audio or video part. Default 1000;
-	// NoCharge charges nothing; no other negative value is accepted.
+	// NoCharge charges nothing; no other negative value and nothing above
+	// MaxAttachmentCharge is accepted.
 	TokensPerFile int
 	// CacheEntries bounds how many messages the counter remembers the cost
 	// of (see below). Default 65,536; must not be negative.
@@ -117,12 +137,17 @@ func NewApproximateTokenCounter(cfg *ApproximateConfig) (*ApproximateTokenCounte
 		return c, nil
 	}
 	switch {
-	case cfg.CharsPerToken < 0 || math.IsNaN(cfg.CharsPerToken) || math.IsInf(cfg.CharsPerToken, 0):
-		return nil, fmt.Errorf("compaction: ApproximateConfig.CharsPerToken must be greater than 0, got %v", cfg.CharsPerToken)
+	case cfg.CharsPerToken != 0 && !(cfg.CharsPerToken >= MinCharsPerToken && cfg.CharsPerToken <= MaxCharsPerToken):
+		return nil, fmt.Errorf("compaction: ApproximateConfig.CharsPerToken must be 0 (the default, 4) or in [%v, %v], got %v",
+			MinCharsPerToken, MaxCharsPerToken, cfg.CharsPerToken)
 	case cfg.TokensPerImage < 0 && cfg.TokensPerImage != NoCharge:
 		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerImage must be at least 0 (or NoCharge), got %d", cfg.TokensPerImage)
+	case cfg.TokensPerImage > MaxAttachmentCharge:
+		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerImage must be at most %d (MaxAttachmentCharge), got %d", MaxAttachmentCharge, cfg.TokensPerImage)
 	case cfg.TokensPerFile < 0 && cfg.TokensPerFile != NoCharge:
 		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerFile must be at least 0 (or NoCharge), got %d", cfg.TokensPerFile)
+	case cfg.TokensPerFile > MaxAttachmentCharge:
+		return nil, fmt.Errorf("compaction: ApproximateConfig.TokensPerFile must be at most %d (MaxAttachmentCharge), got %d", MaxAttachmentCharge, cfg.TokensPerFile)
 	case cfg.CacheEntries < 0:
 		return nil, fmt.Errorf("compaction: ApproximateConfig.CacheEntries must be at least 0, got %d", cfg.CacheEntries)
 	}
@@ -191,7 +216,22 @@ func (c *ApproximateTokenCounter) Count(_ context.Context, messages []*schema.Me
 	if len(tools) > 0 {
 		units += c.tools.units(tools)
 	}
-	return int(float64(units)/c.charsPerToken) + sum.Flat, nil
+	return tokensOf(units, c.charsPerToken, sum.Flat), nil
+}
+
+// tokensOf is units/charsPerToken, truncated, plus flat, saturated at
+// math.MaxInt: a count that overflowed would come out negative, and a
+// negative conversation never reaches any trigger.
+func tokensOf(units int, charsPerToken float64, flat int) int {
+	f := float64(units) / charsPerToken
+	if !(f < math.MaxInt) { // also NaN; float64(math.MaxInt) is 2^63
+		return math.MaxInt
+	}
+	n := int(f)
+	if flat > math.MaxInt-n {
+		return math.MaxInt
+	}
+	return n + flat
 }
 
 // MessageCost implements AdditiveCounter.
@@ -247,7 +287,7 @@ func (c *ApproximateTokenCounter) Tokens(sum Cost, n int) int {
 	if n <= 0 {
 		return 0
 	}
-	return int(float64(sum.Units+n-1)/c.charsPerToken) + sum.Flat
+	return tokensOf(sum.Units+n-1, c.charsPerToken, sum.Flat)
 }
 
 // toolSizes remembers how long each tool schema renders, because rendering

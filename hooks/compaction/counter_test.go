@@ -2,8 +2,10 @@ package compaction
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,7 +71,12 @@ func TestApproximateConfigValidation(t *testing.T) {
 		cfg  ApproximateConfig
 		want string
 	}{
-		{ApproximateConfig{CharsPerToken: -1}, "CharsPerToken must be greater than 0, got -1"},
+		{ApproximateConfig{CharsPerToken: -1}, "CharsPerToken must be 0 (the default, 4) or in [0.1, 100], got -1"},
+		{ApproximateConfig{CharsPerToken: 1e-300}, "CharsPerToken must be 0 (the default, 4) or in [0.1, 100], got 1e-300"},
+		{ApproximateConfig{CharsPerToken: 1e300}, "CharsPerToken must be 0 (the default, 4) or in [0.1, 100], got 1e+300"},
+		{ApproximateConfig{CharsPerToken: math.NaN()}, "CharsPerToken must be 0 (the default, 4) or in [0.1, 100], got NaN"},
+		{ApproximateConfig{TokensPerImage: 1 << 62}, "TokensPerImage must be at most 10000000 (MaxAttachmentCharge), got 4611686018427387904"},
+		{ApproximateConfig{TokensPerFile: math.MaxInt}, "TokensPerFile must be at most 10000000 (MaxAttachmentCharge), got 9223372036854775807"},
 		{ApproximateConfig{TokensPerImage: -5}, "TokensPerImage must be at least 0 (or NoCharge), got -5"},
 		{ApproximateConfig{TokensPerFile: -2}, "TokensPerFile must be at least 0 (or NoCharge), got -2"},
 	}
@@ -82,6 +89,53 @@ func TestApproximateConfigValidation(t *testing.T) {
 	c, err := NewApproximateTokenCounter(&ApproximateConfig{})
 	if err != nil || c.settings().charsPerToken != 4 {
 		t.Errorf("zero config should take defaults: %v %v", c, err)
+	}
+	edges := ApproximateConfig{CharsPerToken: MinCharsPerToken, TokensPerImage: MaxAttachmentCharge, TokensPerFile: MaxAttachmentCharge}
+	if _, err := NewApproximateTokenCounter(&edges); err != nil {
+		t.Errorf("the bounds themselves must be accepted: %v", err)
+	}
+	if _, err := NewApproximateTokenCounter(&ApproximateConfig{CharsPerToken: MaxCharsPerToken}); err != nil {
+		t.Errorf("MaxCharsPerToken must be accepted: %v", err)
+	}
+}
+
+// TestCountsSaturateInsteadOfOverflowing: a count too large for an int is
+// math.MaxInt, never a wrapped negative number, which no trigger would ever
+// reach. The settings are set directly, past the constructor's bounds, to
+// reach the conversion.
+func TestCountsSaturateInsteadOfOverflowing(t *testing.T) {
+	t.Parallel()
+	msgs := []*schema.Message{user("hello"), asst("world")}
+	tests := []struct {
+		name          string
+		charsPerToken float64
+		tokensPerFile int
+		attachments   int
+	}{
+		{"tiny chars per token", 1e-300, 1000, 0},
+		{"units fit, flat charge overflows the sum", 1, math.MaxInt - 3, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := DefaultCounter()
+			c.charsPerToken, c.tokensPerFile = tt.charsPerToken, tt.tokensPerFile
+			in := msgs
+			if tt.attachments > 0 {
+				in = append(slices.Clone(msgs), userParts(filePart("report.pdf", "application/pdf", nil)))
+			}
+			n, err := c.Count(context.Background(), in, nil)
+			if err != nil || n != math.MaxInt {
+				t.Errorf("Count = %d, %v; want math.MaxInt", n, err)
+			}
+			var sum Cost
+			for _, m := range in {
+				sum = sum.Add(c.MessageCost(m))
+			}
+			if got := c.Tokens(sum, len(in)); got != math.MaxInt {
+				t.Errorf("Tokens = %d, want math.MaxInt", got)
+			}
+		})
 	}
 }
 

@@ -170,16 +170,18 @@ type CounterConfig struct {
 	// Encoding for the tiktoken counter: "o200k_base" (default, GPT-4o
 	// family) or "cl100k_base" (GPT-4, GPT-3.5).
 	Encoding string `yaml:"encoding"`
-	// CharsPerToken for the approximate counter. Default 4.0; must be > 0.
+	// CharsPerToken for the approximate counter. Default 4.0; must lie in
+	// [compaction.MinCharsPerToken, compaction.MaxCharsPerToken] (0.1, 100).
 	CharsPerToken float64 `yaml:"chars_per_token"`
 	// TokensPerImage is charged per image by either counter. Default 85;
 	// 0 or -1 charges nothing. A file holds the defaults before it is read,
 	// so a written 0 means zero; in Go the counters' own configs read 0 as
 	// "the default" and spell zero compaction.NoCharge (-1), which is
-	// accepted here too.
+	// accepted here too. At most compaction.MaxAttachmentCharge.
 	TokensPerImage int `yaml:"tokens_per_image"`
 	// TokensPerFile is charged per file, audio or video part by either
 	// counter. Default 1000; 0 or -1 charges nothing (as TokensPerImage).
+	// At most compaction.MaxAttachmentCharge.
 	TokensPerFile int `yaml:"tokens_per_file"`
 }
 

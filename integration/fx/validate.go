@@ -3,7 +3,6 @@ package compactfx
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"slices"
 
@@ -101,14 +100,14 @@ func (c CompactionConfig) validate(v *validator) {
 	default:
 		v.add("compaction.counter.kind", c.Counter.Kind, "must be %q or %q", CounterApproximate, CounterTiktoken)
 	}
-	if !(c.Counter.CharsPerToken > 0) || math.IsInf(c.Counter.CharsPerToken, 0) {
-		v.add("compaction.counter.chars_per_token", c.Counter.CharsPerToken, "must be a finite number above 0")
+	if cpt := c.Counter.CharsPerToken; !(cpt >= compaction.MinCharsPerToken && cpt <= compaction.MaxCharsPerToken) {
+		v.add("compaction.counter.chars_per_token", cpt, "must be in [%v, %v]", compaction.MinCharsPerToken, compaction.MaxCharsPerToken)
 	}
-	if c.Counter.TokensPerImage < compaction.NoCharge {
-		v.add("compaction.counter.tokens_per_image", c.Counter.TokensPerImage, "must be at least 0 (0 or -1 charges nothing)")
+	if n := c.Counter.TokensPerImage; n < compaction.NoCharge || n > compaction.MaxAttachmentCharge {
+		v.add("compaction.counter.tokens_per_image", n, "must be in [0, %d] (0 or -1 charges nothing)", compaction.MaxAttachmentCharge)
 	}
-	if c.Counter.TokensPerFile < compaction.NoCharge {
-		v.add("compaction.counter.tokens_per_file", c.Counter.TokensPerFile, "must be at least 0 (0 or -1 charges nothing)")
+	if n := c.Counter.TokensPerFile; n < compaction.NoCharge || n > compaction.MaxAttachmentCharge {
+		v.add("compaction.counter.tokens_per_file", n, "must be in [0, %d] (0 or -1 charges nothing)", compaction.MaxAttachmentCharge)
 	}
 	if c.Summarize.MinKeepSteps < 0 {
 		v.add("compaction.summarize.min_keep_steps", c.Summarize.MinKeepSteps, "must be at least 0")

@@ -43,11 +43,12 @@ type Config struct {
 	Encoding Encoding
 	// TokensPerImage is charged per image, as the approximate counter does,
 	// since images are not text. Default 85; compaction.NoCharge charges
-	// nothing; no other negative value is accepted.
+	// nothing; no other negative value and nothing above
+	// compaction.MaxAttachmentCharge is accepted.
 	TokensPerImage int
 	// TokensPerFile is charged per file, audio or video part. Default 1000;
-	// compaction.NoCharge charges nothing; no other negative value is
-	// accepted.
+	// compaction.NoCharge charges nothing; no other negative value and
+	// nothing above compaction.MaxAttachmentCharge is accepted.
 	TokensPerFile int
 	// CacheEntries bounds the per-message cache; when full it is emptied
 	// and refilled. Default 8192; must not be negative.
@@ -106,6 +107,14 @@ func New(cfg *Config) (*Counter, error) {
 	}
 	if cfg.TokensPerFile < 0 && cfg.TokensPerFile != compaction.NoCharge {
 		return nil, fmt.Errorf("tiktoken: Config.TokensPerFile must be at least 0 (or compaction.NoCharge), got %d", cfg.TokensPerFile)
+	}
+	if cfg.TokensPerImage > compaction.MaxAttachmentCharge {
+		return nil, fmt.Errorf("tiktoken: Config.TokensPerImage must be at most %d (compaction.MaxAttachmentCharge), got %d",
+			compaction.MaxAttachmentCharge, cfg.TokensPerImage)
+	}
+	if cfg.TokensPerFile > compaction.MaxAttachmentCharge {
+		return nil, fmt.Errorf("tiktoken: Config.TokensPerFile must be at most %d (compaction.MaxAttachmentCharge), got %d",
+			compaction.MaxAttachmentCharge, cfg.TokensPerFile)
 	}
 	if cfg.CacheEntries < 0 {
 		return nil, fmt.Errorf("tiktoken: Config.CacheEntries must be at least 0, got %d", cfg.CacheEntries)

@@ -71,6 +71,8 @@ func TestConfig(t *testing.T) {
 		{Config{TokensPerImage: -4}, "TokensPerImage", "-4"},
 		{Config{TokensPerFile: -2}, "TokensPerFile", "-2"},
 		{Config{TokensPerImage: -3}, "compaction.NoCharge", "-3"},
+		{Config{TokensPerImage: compaction.MaxAttachmentCharge + 1}, "TokensPerImage must be at most 10000000", "10000001"},
+		{Config{TokensPerFile: 1 << 62}, "TokensPerFile must be at most 10000000", "4611686018427387904"},
 	} {
 		_, err := New(&tt.cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.field) || !strings.Contains(err.Error(), tt.bad) {
