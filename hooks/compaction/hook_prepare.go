@@ -166,13 +166,17 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 		h.log.DebugContext(ctx, "prepared compaction unusable; compacting now", "step", r.Step, "prepared_at_step", j.step)
 		return false, nil
 	}
+	// Set before apply, whose "compaction applied" record reports it.
+	r.Prepared = true
 	if err := h.apply(ctx, state, j.snapshot, result, j.tokens, j.resultTokens, r); err != nil {
+		r.Prepared = false
 		return false, withCtxErr(ctx, err)
 	}
 	if !r.Compacted {
+		r.Prepared = false
 		return false, nil
 	}
-	r.Prepared, r.Shared = true, j.shared
+	r.Shared = j.shared
 	if trigger, _ := h.Thresholds(); float64(r.TokensAfter+r.Overhead) >= trigger {
 		// What was appended since the snapshot keeps the call at the
 		// trigger. Below the ceiling the call goes out and the rest is
