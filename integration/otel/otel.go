@@ -9,12 +9,13 @@
 //
 // Instruments (all prefixed "einocompact."):
 //
-//	compactions          counter    triggered compactions; attribute outcome = compacted | declined | failed | backed_off
+//	compactions          counter    triggered compactions; attribute outcome = compacted | declined | failed | backed_off | deferred
+//	                                 (deferred: a prepared compaction was still being written, see HookConfig.PrepareAt)
 //	tokens_saved         counter    tokens removed by compactions ({token})
 //	summarizer.rounds    counter    summarizer rounds; attributes tier, ok
 //	summarizer.latency   histogram  seconds per summarizer round; attribute tier
 //	summarizer.tokens    counter    summarizer tokens; attribute direction = input | output
-//	compaction.duration  histogram  seconds spent in the compactor per compaction
+//	compaction.duration  histogram  seconds spent in the compactor per compaction (not for backed_off or deferred calls, which ran none)
 package otel
 
 import (
@@ -61,14 +62,23 @@ func NewObserver(mp metric.MeterProvider) (*Observer, error) {
 func (o *Observer) ObserveCompaction(ctx context.Context, r compaction.Report) {
 	outcome := "declined"
 	switch {
-	case r.Err != nil:
-		outcome = "failed"
+	case r.Deferred:
+		// The compaction prepared in the background was still being
+		// written: nothing declined, the call just did not wait.
+		outcome = "deferred"
 	case r.BackedOff:
 		outcome = "backed_off"
+	case r.Err != nil:
+		outcome = "failed"
 	case r.Compacted:
 		outcome = "compacted"
 	}
 	o.compactions.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome)))
+	if r.Deferred || r.BackedOff {
+		// No compactor ran for this call: a zero duration would only
+		// drag the histogram down.
+		return
+	}
 	if saved := r.Saved(); saved > 0 {
 		o.saved.Add(ctx, int64(saved))
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction"
 )
 
+// TestObserverRecords: each outcome has its own count (a deferred call is
+// not a declined one), and calls that ran no compactor record no duration.
 func TestObserverRecords(t *testing.T) {
 	t.Parallel()
 	reader := sdkmetric.NewManualReader()
@@ -28,6 +30,10 @@ func TestObserverRecords(t *testing.T) {
 		}})
 	obs.ObserveCompaction(ctx, compaction.Report{Err: errors.New("down"), TokensBefore: 900, TokensAfter: 900})
 	obs.ObserveCompaction(ctx, compaction.Report{TokensBefore: 900, TokensAfter: 900})
+	// Calls that ran no compactor: one held back after a failure, one that
+	// went out while its prepared compaction was being written.
+	obs.ObserveCompaction(ctx, compaction.Report{Triggered: true, BackedOff: true})
+	obs.ObserveCompaction(ctx, compaction.Report{Triggered: true, Deferred: true})
 
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(ctx, &rm); err != nil {
@@ -57,6 +63,8 @@ func TestObserverRecords(t *testing.T) {
 		"einocompact.compactions/outcome=compacted":                      1,
 		"einocompact.compactions/outcome=failed":                         1,
 		"einocompact.compactions/outcome=declined":                       1,
+		"einocompact.compactions/outcome=backed_off":                     1,
+		"einocompact.compactions/outcome=deferred":                       1,
 		"einocompact.tokens_saved":                                       600,
 		"einocompact.summarizer.rounds/ok=true/tier=historical_turns":    1,
 		"einocompact.summarizer.rounds/ok=false/tier=current_task_steps": 1,
