@@ -155,7 +155,8 @@ func spreadLabels(lines []hline) {
 
 // shape is the SVG path of a marker: a disc for a synchronous compaction,
 // a square for a prepared one, a triangle for a deferred call, a cross for
-// a failure and a diamond for the rest, so kinds differ by more than color.
+// a failure, a ring for a backed-off call and a diamond for a declined one,
+// so kinds differ by more than color.
 func shape(kind string, x, y float64) string {
 	r := markerR
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
@@ -166,6 +167,9 @@ func shape(kind string, x, y float64) string {
 		return "M" + f(x-r) + " " + f(y-r) + "h" + f(2*r) + "v" + f(2*r) + "h" + f(-2*r) + "Z"
 	case KindDeferred:
 		return "M" + f(x) + " " + f(y-r) + "L" + f(x+r) + " " + f(y+r) + "L" + f(x-r) + " " + f(y+r) + "Z"
+	case KindBackedOff:
+		r--
+		return "M" + f(x-r) + " " + f(y) + "a" + f(r) + " " + f(r) + " 0 1 0 " + f(2*r) + " 0a" + f(r) + " " + f(r) + " 0 1 0 " + f(-2*r) + " 0Z"
 	case KindFailed:
 		return "M" + f(x-r) + " " + f(y-r) + "L" + f(x+r) + " " + f(y+r) + "M" + f(x+r) + " " + f(y-r) + "L" + f(x-r) + " " + f(y+r)
 	}
