@@ -32,9 +32,11 @@ bench:
 bench-compare:
 	$(GO) run ./cmd/benchcompare -sim -docs docs
 
-## demo: the project's main job: the fx agent app, offline (scripted model replies, real tools, extractive summarizer).
+## demo: the project's main job: the fx agent app, offline (scripted model replies, real tools, extractive summarizer);
+## it ends by saying where it wrote the compaction inspector's page of the run (DEMO_HTML).
+DEMO_HTML ?= $(or $(TMPDIR),/tmp)/einocompact-demo.html
 demo:
-	$(GO) run ./examples/fx-app
+	$(GO) run ./examples/fx-app --html $(DEMO_HTML)
 
 ## fuzz: explore each fuzz target for FUZZTIME (default 20s); `make test`
 ## already replays their committed corpora in hooks/compaction/testdata/fuzz.

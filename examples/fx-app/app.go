@@ -20,6 +20,7 @@ import (
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
 	compactfx "github.com/einocompact/einocompact/integration/fx"
+	"github.com/einocompact/einocompact/integration/inspect"
 )
 
 // The sample workspace lives under testdata so that the go tool does not
@@ -184,20 +185,24 @@ type runner struct {
 	hook    *compaction.CompactionHook
 	counter compaction.TokenCounter
 	out     output
+	// recorder is the compaction inspector's, nil unless inspect.enabled
+	// (--html turns it on).
+	recorder *inspect.Recorder
 }
 
 type runnerIn struct {
 	fx.In
-	Cfg     *appConfig
-	Agent   *agent.Agent
-	Model   *agentModel
-	Hook    *compaction.CompactionHook
-	Counter compaction.TokenCounter
-	Out     output
+	Cfg      *appConfig
+	Agent    *agent.Agent
+	Model    *agentModel
+	Hook     *compaction.CompactionHook
+	Counter  compaction.TokenCounter
+	Out      output
+	Recorder *inspect.Recorder
 }
 
 func newRunner(in runnerIn) *runner {
-	return &runner{cfg: in.Cfg, agent: in.Agent, model: in.Model, hook: in.Hook, counter: in.Counter, out: in.Out}
+	return &runner{cfg: in.Cfg, agent: in.Agent, model: in.Model, hook: in.Hook, counter: in.Counter, out: in.Out, recorder: in.Recorder}
 }
 
 // task is the user's request: the configured one, else the trajectory's.
@@ -236,6 +241,9 @@ func (r *runner) run(ctx context.Context) (*agent.Result, *reporter, error) {
 	}
 	start := time.Now()
 	ctx = compactfx.WithObserver(withReporter(ctx, rep), rep)
+	if r.recorder != nil {
+		ctx = inspect.WithConversation(ctx, inspectConversation)
+	}
 	res, err := r.agent.Run(ctx, []*schema.Message{schema.UserMessage(task)})
 	if err != nil {
 		return nil, rep, err

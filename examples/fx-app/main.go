@@ -10,7 +10,7 @@
 // agent uses that OpenAI-compatible endpoint instead, and --record FILE saves
 // its run as a trajectory to replay.
 //
-//	go run ./examples/fx-app [--config FILE] [--transcript-out FILE] [--quiet]
+//	go run ./examples/fx-app [--config FILE] [--transcript-out FILE] [--html FILE] [--quiet]
 package main
 
 import (
@@ -55,6 +55,7 @@ Flags:
 
 type flags struct {
 	config, transcriptOut, record, logLevel string
+	html                                    string
 	quiet                                   bool
 	summarizerLatency, modelLatency         time.Duration
 }
@@ -67,6 +68,7 @@ func parseFlags(args []string, stdout io.Writer) (flags, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.config, "config", "", "YAML config `file` applied over the embedded defaults")
 	fs.StringVar(&f.transcriptOut, "transcript-out", "", "write the final (compacted) conversation as JSON to `file`")
+	fs.StringVar(&f.html, "html", "", "write the compaction inspector's page of the run to `file`: one self-contained HTML file with the prompt size at every model call, every compaction, and what each round replaced next to its summary (the conversation's text, redacted)")
 	fs.StringVar(&f.record, "record", "", "with a live model, write the run's model replies as a trajectory `file` that demo.trajectory can replay offline")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary table")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "slog `level` on stderr: debug, info, warn or error")
@@ -135,6 +137,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 		return 2
 	}
 	cfg.summarizerLatency, cfg.modelLatency = f.summarizerLatency, f.modelLatency
+	if f.html != "" {
+		// The page is for reading this run: its text is the point.
+		cfg.Inspect.Enabled, cfg.Inspect.CaptureContent = true, true
+	}
 	if f.record != "" && !cfg.online() {
 		fmt.Fprintln(stderr, "fx-app: --record needs a live model (set OPENAI_BASE_URL); offline runs replay a trajectory already")
 		return 2
@@ -176,6 +182,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env func(
 		if !f.quiet {
 			fmt.Fprintf(stdout, "\nrecorded %d steps to %s; replay them with demo.trajectory: %s\n", len(t.Steps), f.record, f.record)
 		}
+	}
+	if f.html != "" {
+		if err := writeInspectorPage(r.recorder, f.html); err != nil {
+			fmt.Fprintln(stderr, "fx-app: --html:", err)
+			return 1
+		}
+		// Printed even with --quiet: it is the one place that says where
+		// the page is.
+		fmt.Fprintf(stdout, "\nwrote the compaction inspector's page to %s: open %s in a browser\n", f.html, fileURL(f.html))
 	}
 	if f.transcriptOut != "" {
 		data, err := json.MarshalIndent(res.Messages, "", "  ")
