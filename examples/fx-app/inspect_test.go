@@ -36,7 +36,7 @@ func TestDemoWritesInspectorPage(t *testing.T) {
 	if n := strings.Count(html, `<details class="row `); n != printed {
 		t.Errorf("%d rows, the demo printed %d compactions", n, printed)
 	}
-	if !strings.Contains(html, `class="msg text"`) {
+	if !strings.Contains(html, `<div class="msgs">`) {
 		t.Error("the page shows no replaced message: --html should capture the run's text")
 	}
 }

@@ -17,18 +17,13 @@ const maxMessageBytes = 32 << 10
 // roundContent is what one round replaced and the summary it wrote,
 // redacted (redact.Text).
 type roundContent struct {
-	Replaced []message
+	// Replaced are the texts of the replaced messages, in order.
+	Replaced []string
 	// Summary is the summary's text split around the identifier block the
 	// ledger appended (compaction.SplitLedger).
 	SummaryBefore, SummaryLedger, SummaryAfter string
 	// SummaryNote says why the summary's text is not shown, when it is not.
 	SummaryNote string
-}
-
-// message is one replaced message as shown.
-type message struct {
-	Role string
-	Text string
 }
 
 // item is a position of the conversation while its rounds are replayed:
@@ -62,11 +57,11 @@ func (rec *record) captureContent(before, after []*schema.Message, rounds []comp
 		for _, i := range rd.Indices {
 			it := items[i]
 			if it.round >= 0 {
-				rc.Replaced = append(rc.Replaced, message{Role: "summary", Text: fmt.Sprintf("(the summary written by round %d)", it.round+1)})
+				rc.Replaced = append(rc.Replaced, fmt.Sprintf("(the summary written by round %d)", it.round+1))
 				contents[it.round].SummaryNote = fmt.Sprintf("Replaced by round %d of this compaction before the model call; its text was not kept.", k+1)
 				continue
 			}
-			rc.Replaced = append(rc.Replaced, message{Role: string(it.msg.Role), Text: messageText(it.msg)})
+			rc.Replaced = append(rc.Replaced, messageText(it.msg))
 		}
 		contents[k] = rc
 		items = replace(items, rd.Indices, k)
@@ -94,7 +89,7 @@ func (rec *record) captureContent(before, after []*schema.Message, rounds []comp
 		rec.Rounds[k].Content = rc
 		rec.contentBytes += len(rc.SummaryBefore) + len(rc.SummaryLedger) + len(rc.SummaryAfter)
 		for _, m := range rc.Replaced {
-			rec.contentBytes += len(m.Text)
+			rec.contentBytes += len(m)
 		}
 	}
 }

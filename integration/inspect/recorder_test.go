@@ -260,19 +260,13 @@ func TestCaptureFollowsChainedRounds(t *testing.T) {
 	rec.record("c", nil, rep, nil, before, after)
 	s, _ := rec.snapshot("c")
 	r1, r2 := s.Compactions[0].Rounds[0].Content, s.Compactions[0].Rounds[1].Content
-	texts := func(ms []message) (out []string) {
-		for _, m := range ms {
-			out = append(out, m.Text)
-		}
-		return out
-	}
-	if got := texts(r1.Replaced); !reflect.DeepEqual(got, []string{"[user] first question", "[assistant] first answer"}) {
+	if got := r1.Replaced; !reflect.DeepEqual(got, []string{"[user] first question", "[assistant] first answer"}) {
 		t.Errorf("round 1 replaced %q", got)
 	}
 	if r1.SummaryNote == "" || r1.SummaryBefore != "" {
 		t.Errorf("round 1's summary, replaced by round 2, has note %q and text %q; want a note and no text", r1.SummaryNote, r1.SummaryBefore)
 	}
-	if got := texts(r2.Replaced); !reflect.DeepEqual(got, []string{"(the summary written by round 1)", "[user] second question"}) {
+	if got := r2.Replaced; !reflect.DeepEqual(got, []string{"(the summary written by round 1)", "[user] second question"}) {
 		t.Errorf("round 2 replaced %q", got)
 	}
 	if r2.SummaryLedger != "## Identifiers (verbatim)\n- ID-42" || !strings.Contains(r2.SummaryBefore, "both questions") {
