@@ -1,31 +1,81 @@
 // Package compaction keeps an agent's conversation inside its model's context
-// window.
+// window: before each model call, a hook measures the conversation and, past a
+// threshold, has a compactor replace its oldest parts with summaries written
+// by a chat model.
 //
-// Two questions are kept apart:
+// # The path a user takes
 //
-//   - When to compact is decided by CompactionHook, a hooks.Hook run before
-//     every model call. It estimates the size of the next prompt (trusting the
-//     provider's reported usage where it has one), compares it with
-//     ContextWindow*CompactAt, and asks a Compactor to bring the conversation
-//     down to ContextWindow*CompactTo.
-//   - What to replace is decided by a Compactor. SummarizationCompactor replaces
-//     the oldest, least useful parts of the conversation with summaries written
-//     by a chat model, a few groups at a time, and never separates a tool call
-//     from its results.
+// Five steps add compaction to an agent; examples/quickstart is the
+// whole program.
 //
-// Other compactors share the same contract: SlidingWindowCompactor drops the
-// oldest turns and steps and leaves a note, ToolResultPruningCompactor
-// replaces old large tool results with a placeholder, and Pipeline chains
-// compactors until the target is met (cheap passes first, summarization
-// last). Summaries keep exact identifiers through an identifier ledger (see
-// LedgerConfig), and every triggered compaction produces a Report for an
-// Observer, slog and Eino callback handlers.
+//  1. A counter measures conversations. DefaultCounter (an
+//     ApproximateTokenCounter: code points divided by 4, no tokenizer) is the
+//     default; NewApproximateTokenCounter tunes it, and package
+//     hooks/compaction/tiktoken counts exactly.
+//  2. A compactor decides what to replace. NewSummarizationCompactor builds
+//     a SummarizationCompactor from a SummarizationConfig whose ChatModel
+//     writes the summaries (any model.BaseChatModel; a small one is fine).
+//  3. A hook decides when. NewCompactionHook builds a CompactionHook from a
+//     HookConfig: the
+//     Compactor, the model's ContextWindow, and optionally CompactAt (0.7),
+//     CompactTo (0.4), PrepareAt (0: compact synchronously) and
+//     TokenCounter. Register it at hooks.BeforeLLM.
+//  4. An Observer (ObserverFunc) receives a Report for every triggered
+//     compaction: tokens and messages before and after, each summarizer
+//     Round, identifiers kept, how long the model call waited. The hook also
+//     logs one line per compaction to its Logger.
+//  5. Markers tell a summary from a message a person wrote: IsStrategy(msg,
+//     StrategySummarization), or MarkerOf(msg). The marker under
+//     schema.Message.Extra[MetaKey] decides, never the text.
 //
-// Sizes are measured by a TokenCounter over a plain-text rendering of the
-// conversation (see Render). ApproximateTokenCounter divides code points by a
-// ratio and charges attachments a flat price; it needs no tokenizer.
+// Failures wrap ErrNoUsableSummary (the summarizer returned nothing usable)
+// and ErrSummaryNotSmaller (the summary did not shrink the conversation);
+// by default they are logged and the last good round is kept (see
+// SummarizationConfig.RaiseOnFailure).
 //
-// Messages written by a compactor carry a Marker in
-// schema.Message.Extra[MetaKey]; the marker, never the text, is what makes a
-// message a summary.
+// # Other compactors
+//
+// SlidingWindowCompactor drops the oldest turns and steps behind a note
+// (SlidingWindowConfig; DefaultOmissionNote; StrategySlidingWindow),
+// ToolResultPruningCompactor replaces old large tool results with a
+// placeholder (ToolResultPruningConfig; StrategyToolResultPruning), and
+// Pipeline tries
+// compactors in order until the target is met: cheap passes first,
+// summarization last. Summaries keep exact identifiers through the
+// identifier ledger (LedgerConfig, IdentifierStats).
+//
+// # Writing a compactor or a counter
+//
+// docs/writing-a-compactor.md walks through one. What it needs from here:
+//
+//   - The contracts: Compactor (or CompactorFunc), TokenCounter (or
+//     TokenCounterFunc); AdditiveCounter and Cost for a counter that can
+//     measure one message at a time, which keeps planning O(n); SizeFloor for
+//     a compactor that cannot plan below some target.
+//   - The conversation's structure: IsRealUser, IsToolResult,
+//     LastAssistantIndex, HasMarkerKey; ErrBrokenToolPairing for a result
+//     that would orphan a tool call.
+//   - Rendering, as the counters and summaries see messages: Render,
+//     RenderMessage, RenderOptions, RenderTools, Transcript, ReasoningSent;
+//     Attachments lists a message's attachments (Attachment, of an
+//     AttachmentKind: the Attachment constants), DescribeAttachment renders
+//     one.
+//   - Marking what it writes: NewMarker, NewSummaryMessage, MarkerFields,
+//     Marker.
+//   - The request being compacted: RequestTools (the tools the hook was
+//     handed, put there with WithRequestTools) and Awaited (closed once a
+//     model call waits for this compaction).
+//
+// # The rest
+//
+//   - Summarizer rounds: DefaultSummaryInstruction, the Tier constants
+//     (which rule chose a round's messages, as a Plan), the Shape constants
+//     and the Fallback constants (how a CacheAligned round was sent),
+//     SplitLedger.
+//   - The hook's state, for tools that draw it: Limits, PreparedDone,
+//     Report's fields.
+//   - Sharing compactions between replicas: Store (MemoryStore keeps one
+//     in process), Lease, Digest, Identifier, ErrLeaseLost.
+//   - Eino callbacks: ComponentCompaction and CompactionInput.
+//   - Counter settings: ApproximateConfig, NoCharge.
 package compaction
