@@ -77,5 +77,6 @@
 //   - Sharing compactions between replicas: Store (MemoryStore keeps one
 //     in process), Lease, Digest, Identifier, ErrLeaseLost.
 //   - Eino callbacks: ComponentCompaction and CompactionInput.
-//   - Counter settings: ApproximateConfig, NoCharge.
+//   - Counter settings: ApproximateConfig, NoCharge, and their bounds
+//     MinCharsPerToken, MaxCharsPerToken, MaxAttachmentCharge.
 package compaction
