@@ -528,10 +528,13 @@ func (h *CompactionHook) WarmUp(ctx context.Context) error {
 	return nil
 }
 
-// Close cancels every compactor call the hook started (prepared ones and
-// calls abandoned by runs whose ctx ended), drops the prepared results,
-// waits until those calls returned or ctx ends, then closes the compactor
-// when it implements hooks.Closer. The counter is not closed: counters are
+// Close cancels the compactor calls the hook started in the background
+// (prepared ones; calls abandoned by runs whose ctx ended were cancelled
+// then), drops the prepared results, waits until every call returned or ctx
+// ends, then closes the compactor when it implements hooks.Closer. A
+// synchronous compaction a live run waits for is not cancelled: Close waits
+// for it, and the run gets its result, not context.Canceled
+// (TestCloseDoesNotFailLiveRuns). The counter is not closed: counters are
 // usually shared and hold nothing to release. After Close the hook still
 // compacts, synchronously on the caller's goroutine, and prepares nothing.
 func (h *CompactionHook) Close(ctx context.Context) error {

@@ -116,8 +116,8 @@ func newJobSet() *jobSet {
 }
 
 // newJob prepares a compaction of snapshot on a ctx derived from parent
-// (isolated from the agent's callback handlers, collecting the rounds) that
-// also ends when the hook is closed. Nothing runs before start or runInline.
+// (isolated from the agent's callback handlers, collecting the rounds); a
+// background job's ctx also ends when the hook is closed (see start). Nothing runs before start or runInline.
 func (h *CompactionHook) newJob(parent context.Context, snapshot []*schema.Message, tokens, target int, r *Report) *job {
 	jctx, cancel := context.WithCancel(parent)
 	cctx, rounds := withRoundLog(h.isolated(jctx))
@@ -166,7 +166,14 @@ func (h *CompactionHook) start(j *job) bool {
 	}
 	js.running++
 	js.mu.Unlock()
-	stop := context.AfterFunc(js.life, j.cancel)
+	// Close cancels prepared jobs only. A synchronous job is what a live
+	// run waits for; cancelling it would fail that run with
+	// context.Canceled although its own ctx is fine. Close waits for it
+	// instead; a run that gives up cancels its own job (compact).
+	stop := func() bool { return false }
+	if j.background {
+		stop = context.AfterFunc(js.life, j.cancel)
+	}
 	go func() {
 		defer js.finished()
 		defer stop()
@@ -278,6 +285,13 @@ func (js *jobSet) close(ctx context.Context) (dropped []*job, err error) {
 	case <-ctx.Done():
 		return dropped, fmt.Errorf("compaction: %d compactor calls still running: %w", js.runningNow(), ctx.Err())
 	}
+}
+
+// isClosed reports whether close has been called.
+func (js *jobSet) isClosed() bool {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	return js.closed
 }
 
 func (js *jobSet) runningNow() int {
