@@ -153,8 +153,9 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 	var rec *inspect.Recorder
 	if r.html != "" {
 		// The page is written for this one transcript: its text is the
-		// point, so content capture is on.
-		if rec, err = inspect.NewRecorder(&inspect.Config{CaptureContent: true}); err != nil {
+		// point, so content capture is on, bounded by the file a browser
+		// can still open rather than by a server's memory.
+		if rec, err = inspect.NewRecorder(&inspect.Config{CaptureContent: true, MaxContentBytes: 64 << 20}); err != nil {
 			return err
 		}
 		w, err := rec.Wrap(hook)

@@ -10,7 +10,7 @@ const (
 	DefaultMaxConversations = 64
 	DefaultMaxCalls         = 20000
 	DefaultMaxCompactions   = 200
-	DefaultMaxContentBytes  = 4 << 20
+	DefaultMaxContentBytes  = 1 << 20
 )
 
 // Config bounds what a Recorder keeps. Zero values take the defaults; the
@@ -28,8 +28,9 @@ type Config struct {
 	MaxCompactions int
 	// MaxContentBytes bounds the captured text kept per conversation
 	// (CaptureContent): past it, the text of the oldest compactions is
-	// dropped first, their reports stay. Default 4 MiB
-	// (DefaultMaxContentBytes).
+	// dropped first, their reports stay. Default 1 MiB
+	// (DefaultMaxContentBytes): with the default MaxConversations, at most
+	// 64 MiB of text in all.
 	MaxContentBytes int
 	// CaptureContent keeps, for every compaction, the messages each round
 	// replaced and the summary that replaced them, redacted. Default false:

@@ -27,7 +27,7 @@ func TestConversationPageInBrowser(t *testing.T) {
 
 	t.Run("a 10,000-message conversation renders in under a second", func(t *testing.T) {
 		// Not parallel: it runs alone, before the subtests that are.
-		rec := newTestRecorder(t, &Config{CaptureContent: true})
+		rec := newTestRecorder(t, &Config{CaptureContent: true, MaxContentBytes: 8 << 20})
 		messages := recordLarge(t, rec, "large", 50, 200, 100)
 		u := serve(t, rec, "large")
 		// The browser's own measure, from the first byte of the response to
