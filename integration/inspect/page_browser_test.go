@@ -136,7 +136,9 @@ func TestConversationPageInBrowser(t *testing.T) {
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
 		}
-		for _, u := range []string{serve(t, rec, id), "file://" + file} {
+		page := serve(t, rec, id)
+		index := page[:strings.Index(page, "conversation?")]
+		for _, u := range []string{page, index, "file://" + file} {
 			tb := newTab(t, ctx)
 			tb.open(t, u)
 			// Open every row, so that all captured text is laid out.
@@ -176,8 +178,7 @@ func recordLarge(t *testing.T, rec *Recorder, id string, compactions, perRound, 
 			before = append(before, schema.UserMessage(fmt.Sprintf("message %d of round %d: %s", i, k, longText(120))))
 			idx[i] = i + 1
 		}
-		summary := &schema.Message{Role: schema.User, Content: "<conversation_summary>\nround " + fmt.Sprint(k) + "\n</conversation_summary>",
-			Extra: map[string]any{compaction.MetaKey: map[string]any{"strategy": compaction.StrategySummarization, "summarized_messages": perRound}}}
+		summary := summaryMessage(fmt.Sprint("round ", k), perRound)
 		rep := compaction.Report{Step: k*callsPer + callsPer - 1, Estimated: 72000, Trigger: 70000, Triggered: true, Compacted: true, Target: 40000,
 			MessagesBefore: len(before), MessagesAfter: 2, TokensBefore: 71000, TokensAfter: 30000,
 			Rounds: []compaction.Round{{Tier: compaction.TierHistoricalTurns, Indices: idx, TokensBefore: 71000, TokensAfter: 30000}}}
