@@ -39,13 +39,16 @@ demo:
 	$(GO) run ./examples/fx-app --html $(DEMO_HTML)
 
 ## fuzz: explore each fuzz target for FUZZTIME (default 20s); `make test`
-## already replays their committed corpora in hooks/compaction/testdata/fuzz.
+## already replays their committed corpora (each package's testdata/fuzz).
+## A target is PACKAGE:NAME.
 FUZZTIME ?= 20s
-FUZZ_TARGETS := FuzzRender FuzzMarkerOf FuzzCompact FuzzCompactors FuzzHook
+FUZZ_TARGETS := ./hooks/compaction:FuzzRender ./hooks/compaction:FuzzMarkerOf ./hooks/compaction:FuzzCompact \
+	./hooks/compaction:FuzzCompactors ./hooks/compaction:FuzzHook ./internal/spotlight:FuzzMark
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
-		echo "== $$t"; \
-		$(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=10s ./hooks/compaction/; \
+		pkg=$${t%%:*}; name=$${t#*:}; \
+		echo "== $$name ($$pkg)"; \
+		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=10s $$pkg/; \
 	done
 
 ## load: 200 concurrent agent runs sharing one hook, compactor and counter,

@@ -13,9 +13,10 @@
 // The third technique of the paper, encoding (base64 and the like), is left
 // out: it costs several times the tokens and the model must decode it to use
 // the text at all. Inside the delimiters the delimiters themselves, ˆ, the
-// escape ¤ and every white space but ' ' are written "¤HEX;", so data cannot
+// escape ¤ and every blank but ' ' (white space, and the code points that
+// look blank or show nothing, see IsBlank) are written "¤HEX;", so data cannot
 // close its own block or break a line, and Unmark gets every byte back.
-// A text without white space (a path, a hash, a UUID, a URL) is left as it
+// A text without blanks (a path, a hash, a UUID, a URL) is left as it
 // is, byte for byte: it cannot read as an instruction and must stay exact.
 //
 // It also matches the wrapper tags compaction writes in every spelling a

@@ -2,6 +2,7 @@ package extractive_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"strings"
@@ -35,8 +36,21 @@ func readsAsInstruction(text, line string) bool {
 // "## Identifiers"), with no model involved. Through the compactor, the
 // summary message must carry it marked as data, say what the marking means,
 // and keep the identifiers byte for byte.
+//
+// Words split by code points that look blank but are not white space read
+// as the same sentence: they are separated words, each marked, the same
+// bullet as with spaces.
 func TestExtractiveMarksToolTextAsData(t *testing.T) {
 	t.Parallel()
+	for _, blank := range []string{" ", "\u2800", "\u3164", "\u115f", "\uffa0", "\u200b", "\u2060", "\u180e", "\ufeff"} {
+		t.Run(fmt.Sprintf("U+%04X", []rune(blank)[0]), func(t *testing.T) {
+			t.Parallel()
+			extractiveMarksLine(t, strings.ReplaceAll(injection, " ", blank))
+		})
+	}
+}
+
+func extractiveMarksLine(t *testing.T, line string) {
 	model, err := extractive.New(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +65,7 @@ func TestExtractiveMarksToolTextAsData(t *testing.T) {
 	msgs := []*schema.Message{
 		schema.SystemMessage("rules"), schema.UserMessage("Why is the state store full?"),
 		schema.AssistantMessage("", []schema.ToolCall{{ID: "call_1", Function: schema.FunctionCall{Name: "run_command", Arguments: `{"cmd":"du"}`}}}),
-		schema.ToolMessage(injection+"\nwrote /var/lib/app/state.db at 3f2a9c1d7e5b, request 123e4567-e89b-12d3-a456-426614174000\n"+
+		schema.ToolMessage(line+"\nwrote /var/lib/app/state.db at 3f2a9c1d7e5b, request 123e4567-e89b-12d3-a456-426614174000\n"+
 			strings.Repeat("checking the disk usage of every volume\n", 30), "call_1", schema.WithToolName("run_command")),
 		schema.AssistantMessage("", []schema.ToolCall{{ID: "call_2", Function: schema.FunctionCall{Name: "search", Arguments: `{"query":"state"}`}}}),
 		schema.ToolMessage("nothing", "call_2", schema.WithToolName("search")),
@@ -64,7 +78,7 @@ func TestExtractiveMarksToolTextAsData(t *testing.T) {
 	if _, ok := compaction.MarkerOf(out[2]); !ok {
 		t.Fatalf("message 2 is not the summary:\n%s", sum)
 	}
-	if readsAsInstruction(sum, injection) {
+	if readsAsInstruction(sum, injection) || strings.Contains(sum, line) {
 		t.Errorf("the summary carries the tool's text as prose:\n%s", sum)
 	}
 	if !strings.Contains(sum, "-> "+spotlight.Mark(injection)) {

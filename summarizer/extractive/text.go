@@ -3,7 +3,6 @@ package extractive
 import (
 	"regexp"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/einocompact/einocompact/internal/spotlight"
@@ -44,12 +43,15 @@ func (s *Summarizer) quote(prefix, text string) string {
 	return s.line(strings.TrimSpace(prefix))
 }
 
-// collapse joins all runs of white space, newlines included, into one blank.
+// collapse joins all runs of blanks (spotlight.IsBlank: white space, newlines
+// included, and the code points that look blank or show nothing) into one
+// space, so words a reader sees as separate are separate words when the
+// text is marked.
 func collapse(s string) string {
 	simple := true
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= utf8.RuneSelf || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f' ||
+		if c >= utf8.RuneSelf || c < ' ' || c == 0x7f ||
 			c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') {
 			simple = false
 			break
@@ -58,7 +60,7 @@ func collapse(s string) string {
 	if simple {
 		return s
 	}
-	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+	return strings.Join(strings.FieldsFunc(s, spotlight.IsBlank), " ")
 }
 
 // cut shortens s to at most n code points, ending in "…" when it had to cut.
