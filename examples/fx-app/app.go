@@ -253,7 +253,7 @@ func (r *runner) run(ctx context.Context) (*agent.Result, *reporter, error) {
 	}
 	rep.summary(r.out.w, runSummary{
 		model: r.model.name, summarizer: compactfx.SummarizerName(&r.cfg.Config), exit: res.ExitReason,
-		replay: r.model.replay, offlineSummarizer: r.offlineSummarizer(),
+		replay: r.model.replay, offlineSummarizer: r.offlineSummarizer(), fallbackOffline: r.cfg.Summarizer.FallbackOffline,
 		window: c.ContextWindow, trigger: trigger, target: target, toolCalls: res.ToolCallCounts, elapsed: time.Since(start),
 	})
 	return res, rep, nil

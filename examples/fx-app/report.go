@@ -32,6 +32,7 @@ type reporter struct {
 	compactions   []compactionStat
 	preCompaction []*schema.Message  // the conversation before the compaction hook ran
 	pending       *compaction.Report // the report of the compaction that just ran
+	toolTokens    int                // the tool schemas' size by the local counter, sent with every call
 }
 
 type stepStat struct {
@@ -46,6 +47,8 @@ type compactionStat struct {
 	replaced                 int
 	msgsBefore, msgsAfter    int
 	tokBefore, tokAfter, tgt int
+	est, overhead            int     // Report.Estimated and Report.Overhead: the call as estimated, and its part beyond the messages
+	trigger                  float64 // Report.Trigger
 	latency                  time.Duration
 	stall                    time.Duration // how long the model call waited (Report.Stall)
 	prepared                 bool          // computed in the background (Report.Prepared)
@@ -91,6 +94,7 @@ func (r *reporter) modelReplied(ctx context.Context, st *hooks.State) {
 	s := stepStat{action: describe(reply)}
 	// The approximate counter cannot fail; a counter that can would show 0.
 	s.est, _ = r.counter.Count(ctx, sent, st.Tools)
+	r.toolTokens, _ = r.counter.Count(ctx, nil, st.Tools)
 	s.shadow, _ = r.counter.Count(ctx, r.shadow, st.Tools)
 	if u := usage(reply); u != nil {
 		s.provider, s.completion = u.PromptTokens, u.CompletionTokens
@@ -152,7 +156,8 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 		return
 	}
 	c := compactionStat{beforeStep: step, msgsBefore: rep.MessagesBefore, msgsAfter: rep.MessagesAfter,
-		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, rounds: len(rep.Rounds), stall: rep.Stall, prepared: rep.Prepared}
+		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, rounds: len(rep.Rounds), stall: rep.Stall, prepared: rep.Prepared,
+		est: rep.Estimated, overhead: rep.Overhead, trigger: rep.Trigger}
 	c.replaced = len(lo.Without(before, msgs...))
 	// Markers new in msgs that no summarizer round accounts for name the
 	// strategy that wrote them (sliding window, pruning), once each.
@@ -183,8 +188,9 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	if c.ids.Found > 0 {
 		ids = fmt.Sprintf(", identifiers kept %d/%d", c.ids.Survived+c.ids.Appended, c.ids.Found)
 	}
-	r.printf("  ↳ compaction #%d before step %d: %s; %d messages replaced (%d → %d), tokens %d → %d (target %d), summarizer %s%s; waited %s\n",
-		len(r.compactions), c.beforeStep, c.tiers, c.replaced, c.msgsBefore, c.msgsAfter, c.tokBefore, c.tokAfter, c.tgt, ms(c.latency), ids, waited(c))
+	r.printf("  ↳ compaction #%d before step %d: %s; %d messages replaced (%d → %d); call ~%d ≥ trigger %.0f: messages %d + overhead %d; messages %d → %d, target %d = %d − overhead %d; summarizer %s%s; waited %s\n",
+		len(r.compactions), c.beforeStep, c.tiers, c.replaced, c.msgsBefore, c.msgsAfter, c.est, c.trigger, c.tokBefore, c.overhead,
+		c.tokBefore, c.tokAfter, c.tgt, c.tgt+c.overhead, c.overhead, ms(c.latency), ids, waited(c))
 }
 
 // summary writes the closing table. It is printed even with --quiet.
@@ -200,8 +206,8 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 		peakEst = max(peakEst, s.est)
 		peakProvider = max(peakProvider, s.provider)
 	}
-	var replaced, rounds, attempts, sumPrompt, sumCompletion int
-	var latency time.Duration
+	var replaced, rounds, attempts, sumPrompt, sumCompletion, waitedCalls int
+	var latency, stall, longest time.Duration
 	var ids compaction.IdentifierStats
 	for _, c := range r.compactions {
 		replaced += c.replaced
@@ -214,6 +220,11 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 		latency += c.latency
 		sumPrompt += c.sumPrompt
 		sumCompletion += c.sumCompletion
+		stall += c.stall
+		longest = max(longest, c.stall)
+		if c.stall >= time.Millisecond {
+			waitedCalls++
+		}
 	}
 	last := stepStat{}
 	if len(r.steps) > 0 {
@@ -224,12 +235,16 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 	row("model", "%s", res.model)
 	row("steps", "%d model calls, %d tool calls (%s), exit %s", len(r.steps), sumCalls(res.toolCalls), callList(res.toolCalls), res.exit)
 	row("context window", "%d tokens: compact at %.0f, down to %d", res.window, res.trigger, res.target)
+	row("tool schemas", "~%d est, sent with every call: part of each call's est and of each compaction's overhead", r.toolTokens)
 	row("compactions", "%d, replacing %d messages", len(r.compactions), replaced)
+	if len(r.compactions) > 0 {
+		row("waited", "%d of %d compactions held their model call 1ms or more; longest %s, all together %s", waitedCalls, len(r.compactions), ms(longest), ms(stall))
+	}
 	if rounds == 0 {
 		row("summarizer", "%s: not called", res.summarizer)
 	} else {
 		row("summarizer", "%s: %d rounds, %d calls, %s, %d prompt + %d completion tokens%s", res.summarizer, rounds, attempts, ms(latency),
-			sumPrompt, sumCompletion, onlyIf(res.offlineSummarizer, " (its own count, 4 characters a token: no model ran)"))
+			sumPrompt, sumCompletion, summarizerTokensSource(res))
 	}
 	if ids.Found > 0 {
 		row("identifiers", "%d found in replaced messages: %d (%s) written into summaries, %d appended verbatim by the ledger, %d dropped by its cap",
@@ -237,17 +252,35 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 	}
 	row("peak prompt", "~%d est / %d provider", peakEst, peakProvider)
 	row("final prompt", "~%d est / %d provider; ~%d without compaction", last.est, last.provider, last.shadow)
-	row("prompt tokens, all", "~%d est with compaction vs ~%d without (%s saved); provider: %d prompt + %d completion%s",
-		est, shadow, percent(shadow-est, shadow), provider, completion, onlyIf(res.replay, " (computed by the replay)"))
+	row("prompt tokens, all", "~%d est with compaction vs ~%d without (%s saved; %s counting the summarizer's %d tokens too); provider: %d prompt + %d completion%s",
+		est, shadow, percent(shadow-est, shadow), percent(shadow-est-sumPrompt-sumCompletion, shadow), sumPrompt+sumCompletion,
+		provider, completion, onlyIf(res.replay, " (computed by the replay)"))
 	row("wall time", "%s", res.elapsed.Round(time.Millisecond))
 	if len(r.compactions) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n  %2s  %-7s  %8s  %-8s  %-12s  %6s  %10s  %-16s  %s\n", "#", "before", "replaced", "messages", "tokens", "target", "summarizer", "waited", "what (tier of each summarizer round, or strategy)")
+	fmt.Fprintf(w, "\n  %2s  %-7s  %8s  %-8s  %5s  %8s  %-12s  %6s  %10s  %-16s  %s\n", "#", "before", "replaced", "messages", "call", "overhead",
+		"tokens", "target", "summarizer", "waited", "what (tier of each summarizer round, or strategy)")
 	for i, c := range r.compactions {
-		fmt.Fprintf(w, "  %2d  %-7s  %8d  %-8s  %-12s  %6d  %10s  %-16s  %s\n", i+1, fmt.Sprintf("step %d", c.beforeStep), c.replaced,
-			fmt.Sprintf("%d → %d", c.msgsBefore, c.msgsAfter), fmt.Sprintf("%d → %d", c.tokBefore, c.tokAfter), c.tgt, ms(c.latency), waitedShort(c), c.tiers)
+		fmt.Fprintf(w, "  %2d  %-7s  %8d  %-8s  %5d  %8d  %-12s  %6d  %10s  %-16s  %s\n", i+1, fmt.Sprintf("step %d", c.beforeStep), c.replaced,
+			fmt.Sprintf("%d → %d", c.msgsBefore, c.msgsAfter), c.est, c.overhead, fmt.Sprintf("%d → %d", c.tokBefore, c.tokAfter), c.tgt,
+			ms(c.latency), waitedShort(c), c.tiers)
 	}
+}
+
+// summarizerTokensSource says whose count the summarizer's tokens are.
+// Offline they are the extractive summarizer's own estimate. Online, the
+// failover chain reports as one model: a round its offline fallback wrote
+// carries that estimate, not the remote model's usage, and the report
+// cannot tell those rounds apart, so the line says so.
+func summarizerTokensSource(res runSummary) string {
+	switch {
+	case res.offlineSummarizer:
+		return " (its own count, 4 characters a token: no model ran)"
+	case res.fallbackOffline:
+		return " (as the endpoint reported them, except rounds the offline fallback wrote: its own count, 4 characters a token)"
+	}
+	return " (as the endpoint reported them)"
 }
 
 // runSummary is what the summary needs from outside the reporter.
@@ -256,10 +289,12 @@ type runSummary struct {
 	// replay: the "provider" numbers are the replay's own arithmetic;
 	// offlineSummarizer: the summarizer's tokens are its own count.
 	replay, offlineSummarizer bool
-	window, target            int
-	trigger                   float64
-	toolCalls                 map[string]int
-	elapsed                   time.Duration
+	// fallbackOffline: an online summarizer falls back to the offline one.
+	fallbackOffline bool
+	window, target  int
+	trigger         float64
+	toolCalls       map[string]int
+	elapsed         time.Duration
 }
 
 func usage(m *schema.Message) *schema.TokenUsage {
@@ -311,8 +346,13 @@ func legend(w io.Writer, replay, offlineSummarizer bool) {
 	if offlineSummarizer {
 		line("summarizer", "the offline extractive summarizer reports prompt + completion tokens it counts itself (4 characters a token)")
 	}
+	line("call", "the coming model call as the hook estimated it (messages + overhead); a compaction runs once it reaches the trigger")
+	line("overhead", "what the call takes beyond the messages' local count: the tool schemas, plus what the provider's usage showed it counts")
+	line("", "beyond the local count; the messages' target is compact_to of the window less this overhead")
+	line("tokens", "the messages' local count, before → after the compaction")
 	line("waited", "how long the model call waited for the compaction; \"prepared\": computed in the background from prepare_at,")
-	line("", "so the call only waited for what was left of it (try --summarizer-latency 1s --model-latency 300ms)")
+	line("", "so the call only waited for what was left of it: with a summarizer as fast as the offline one that is about nothing;")
+	line("", "with --summarizer-latency 1s --model-latency 300ms calls wait for the rest of the summary")
 	fmt.Fprintln(w)
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -24,13 +25,17 @@ func TestQuickstartCompacts(t *testing.T) {
 		openaitest.Call(openaitest.Fn("call_3", "read_file", `{"path":"main.go"}`)),
 		openaitest.Text(answer),
 	)
-	var summaries atomic.Int32
+	var summaries, agentCalls atomic.Int32
+	var firstCompactionAfter atomic.Int32 // agent calls made when the summarizer was first called
 	srv := openaitest.Start(t, openaitest.WithPromptUsage(func(req *openaitest.Request) (*openaitest.Reply, error) {
 		// The summarizer's requests offer no tools; the agent's always do.
 		if len(req.Tools) == 0 {
-			summaries.Add(1)
+			if summaries.Add(1) == 1 {
+				firstCompactionAfter.Store(agentCalls.Load())
+			}
 			return openaitest.Text("## Work completed\n- read main.go and main_test.go"), nil
 		}
+		agentCalls.Add(1)
 		return agentReplies(req)
 	}))
 
@@ -44,6 +49,15 @@ func TestQuickstartCompacts(t *testing.T) {
 	}
 	if summaries.Load() == 0 || !strings.Contains(text, "compaction before step") {
 		t.Errorf("%d summarizer calls; want the observer to report at least one compaction:\n%s", summaries.Load(), text)
+	}
+	// The hook compacts synchronously (no PrepareAt) before the model call
+	// it reports: the step it names is the agent call that followed.
+	var step int32
+	if _, err := fmt.Sscanf(text[strings.Index(text, "compaction before step "):], "compaction before step %d", &step); err != nil {
+		t.Fatalf("no step in the observer's line: %v", err)
+	}
+	if want := firstCompactionAfter.Load() + 1; step != want {
+		t.Errorf("the observer says the first compaction came before step %d; it came before agent call %d", step, want)
 	}
 	if strings.Contains(text, " 0 of them summaries") {
 		t.Errorf("the returned history carries no summary:\n%s", text)

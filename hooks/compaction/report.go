@@ -14,7 +14,10 @@ import (
 // hook fills the trigger numbers; the summarization compactor adds one
 // Round per summarizer call.
 type Report struct {
-	Step           int     // State.StepCount when the hook ran
+	// Step is State.StepCount when the hook ran: the number of steps (model
+	// calls) already completed, so the call this compaction comes before is
+	// step Step+1, counting from 1 as the agent's events and the demo do.
+	Step           int
 	Estimated      int     // estimated size of the coming model call
 	ProviderTokens int     // State.ContextTokens as the hook found it; 0 = unknown
 	Trigger        float64 // ContextWindow*CompactAt
