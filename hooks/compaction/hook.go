@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/cloudwego/eino/callbacks"
@@ -332,16 +333,24 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	return r, err
 }
 
-// compactNow compacts State.Messages and waits for the result: the
-// synchronous compaction, also the fallback when no prepared result is
-// usable. r.TokensAfter is the size of State.Messages on entry.
+// compactNow compacts a snapshot of State.Messages and waits for the
+// result: the synchronous compaction, also the fallback when no prepared
+// result is usable. When the conversation was rewritten while the compactor
+// worked (also in place, in the caller's backing array), the result is
+// discarded and the rewrite kept (see apply); the next triggered call
+// compacts the rewritten conversation. r.TokensAfter is the size of State.Messages on entry.
 func (h *CompactionHook) compactNow(ctx context.Context, state *hooks.State, r *Report) error {
 	if h.sharing != nil {
 		if done, err := h.compactShared(ctx, state, r); done || err != nil {
 			return err
 		}
 	}
-	messages := state.Messages
+	// A snapshot, as prepared jobs take: the compactor must not read the
+	// caller's backing array while something rewrites it in place (a
+	// middleware redacting with append(s[:i], ...)), and only a copy lets
+	// apply see such a rewrite and discard this result, which would bring
+	// the rewritten content back (TestInPlaceRewriteDuringCompactionWins).
+	messages := slices.Clone(state.Messages)
 	// This compaction's outcome replaces that of a prepared one it follows.
 	r.Err = nil
 	j := h.newJob(WithRequestTools(ctx, state.Tools), messages, r.TokensAfter, r.Target, r)

@@ -134,3 +134,54 @@ func TestConcurrentRewriteWinsOverCompaction(t *testing.T) {
 		t.Errorf("no warning logged:\n%s", logs.String())
 	}
 }
+
+// TestInPlaceRewriteDuringCompactionWins: a middleware that redacts the
+// caller's slice in place (s[i] = ..., or append(s[:i], ...) over the same
+// backing array) while a synchronous compaction runs is detected: the
+// compactor worked on a snapshot, the result that would bring the secret
+// back through the summary is discarded, and the redaction stays.
+func TestInPlaceRewriteDuringCompactionWins(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-live-0123456789"
+	redacted := result("c1", "[redacted]")
+	tests := []struct {
+		name   string
+		redact func(s []*schema.Message) []*schema.Message
+	}{
+		{"element replaced", func(s []*schema.Message) []*schema.Message {
+			s[3] = redacted
+			return s
+		}},
+		{"append over the same array", func(s []*schema.Message) []*schema.Message {
+			return append(s[:3], append([]*schema.Message{redacted}, s[4:]...)...)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in := []*schema.Message{sys("rules"), user("task"), call("c1"), result("c1", secret+" "+rep("page ", 40)), call("c2"), result("c2", "x")}
+			st := &hooks.State{Messages: in}
+			comp := CompactorFunc(func(_ context.Context, msgs []*schema.Message, _ int, _ TokenCounter) ([]*schema.Message, error) {
+				// The summary quotes what the compactor was given.
+				sum := NewSummaryMessage("the search found "+strings.Fields(msgs[3].Content)[0], 2)
+				st.Messages = tc.redact(st.Messages) // another writer, meanwhile
+				return []*schema.Message{msgs[0], msgs[1], sum, msgs[4], msgs[5]}, nil
+			})
+			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: comp, ContextWindow: 1000, CompactAt: 0.2, CompactTo: 0.1,
+				TokenCounter: fc1, Logger: discardLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := h.Decide(context.Background(), st)
+			if err != nil || !r.Triggered {
+				t.Fatalf("triggered=%v err=%v", r.Triggered, err)
+			}
+			if got := Render(st.Messages, RenderOptions{}); strings.Contains(got, secret) || r.Compacted {
+				t.Fatalf("compacted=%v; the redacted secret came back:\n%s", r.Compacted, got)
+			}
+			if st.Messages[3] != redacted {
+				t.Errorf("the redaction was lost: messages[3] = %q", st.Messages[3].Content)
+			}
+		})
+	}
+}

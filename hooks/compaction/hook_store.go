@@ -278,7 +278,7 @@ func (h *CompactionHook) publishShared(j *job) {
 // gave was not usable (not smaller, or the conversation was rewritten
 // meanwhile).
 func (h *CompactionHook) compactShared(ctx context.Context, state *hooks.State, r *Report) (done bool, err error) {
-	messages := state.Messages
+	messages := slices.Clone(state.Messages) // a snapshot, as in compactNow
 	j := h.newJob(WithRequestTools(ctx, state.Tools), messages, r.TokensAfter, r.Target, r)
 	h.share(ctx, j, messages)
 	if !j.shared && !j.lease.Held() {
