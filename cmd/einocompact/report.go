@@ -16,7 +16,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction"
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
-	"github.com/einocompact/einocompact/internal/substrings"
+	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
 // side describes one side of the before/after table.
@@ -46,7 +46,8 @@ func writeTable(w io.Writer, before, after side, rep compaction.Report, result [
 	ids := identifiers.Identifiers(before.text)
 	var lost []string
 	if after.text != before.text { // an unchanged transcript keeps every identifier
-		for i, kept := range substrings.NewSet(ids).Found(after.text) {
+		// The library's survival rule: verbatim or marked as data.
+		for i, kept := range spotlight.Kept(after.text, ids) {
 			if !kept {
 				lost = append(lost, ids[i])
 			}

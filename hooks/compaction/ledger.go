@@ -15,7 +15,6 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
 	"github.com/einocompact/einocompact/internal/spotlight"
-	"github.com/einocompact/einocompact/internal/substrings"
 )
 
 // LedgerConfig configures the identifier ledger of a SummarizationCompactor.
@@ -249,29 +248,19 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 	if l.off || len(entries) == 0 {
 		return text, stats, nil, nil
 	}
-	// All identifiers are checked together (substrings.FoundIn): a search
-	// per identifier made this quadratic (thousands of identifiers, a
-	// summary of kilobytes), and an automaton over all of them cost more to
-	// build than the summary costs to read.
+	// All identifiers are checked together (spotlight.Kept, through
+	// substrings.FoundIn): a search per identifier made this quadratic
+	// (thousands of identifiers, a summary of kilobytes), and an automaton
+	// over all of them cost more to build than the summary costs to read.
 	// A value counts as kept written verbatim or in its datamarked form
 	// (spotlight.Datamark), the way the extractive summarizer quotes tool
-	// text; for an identifier without white space the two are the same.
-	// marked[i] is the index in values of entry i's datamarked form, or -1
-	// when that form is the value itself or cannot be in text: a datamarked
-	// form that differs from its value holds Space or the escape, so a
-	// summary with neither needs no datamarked form computed.
-	values := make([]string, len(entries), len(entries)+len(entries)/8)
-	marked := make([]int, len(entries))
-	marks := spotlight.HasMarks(text)
+	// text; the CLI's report counts by the same rule.
+	values := make([]string, len(entries))
 	for i, e := range entries {
-		values[i], marked[i] = e.value, -1
-		if marks && spotlight.NeedsMark(e.value) {
-			marked[i] = len(values)
-			values = append(values, spotlight.Datamark(e.value))
-		}
+		values[i] = e.value
 	}
-	found := substrings.FoundIn(text, values)
-	survived := func(i int) bool { return found[i] || marked[i] >= 0 && found[marked[i]] }
+	found := spotlight.Kept(text, values)
+	survived := func(i int) bool { return found[i] }
 	for i := range entries {
 		if survived(i) {
 			stats.Survived++
