@@ -148,10 +148,16 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	}
 	step := len(r.steps) + 1
 	if !rep.Compacted {
-		if rep.Err != nil {
+		switch {
+		case rep.Err != nil:
 			r.printf("  ! compaction before step %d failed: %v\n", step, rep.Err)
-		} else {
-			r.printf("  - compaction before step %d: triggered at ~%d tokens, nothing left to compact\n", step, rep.Estimated)
+		case rep.Deferred:
+			r.printf("  - compaction before step %d deferred: call ~%d ≥ trigger %.0f went out uncompacted, below the ceiling, while the prepared compaction is still being written\n",
+				step, rep.Estimated, rep.Trigger)
+		case rep.BackedOff:
+			r.printf("  - compaction before step %d backed off: call ~%d ≥ trigger %.0f went out uncompacted after a recent failure\n", step, rep.Estimated, rep.Trigger)
+		default:
+			r.printf("  - compaction before step %d: call ~%d ≥ trigger %.0f, nothing left to compact\n", step, rep.Estimated, rep.Trigger)
 		}
 		return
 	}

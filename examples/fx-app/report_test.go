@@ -58,3 +58,27 @@ func TestLegendSaysWhereNumbersComeFrom(t *testing.T) {
 		})
 	}
 }
+
+// A triggered call that went out uncompacted says why: deferred while a
+// prepared compaction is written, backed off, failed, or nothing left.
+func TestUncompactedCallsSayWhy(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		rep           compaction.Report
+		want, notWant string
+	}{
+		{compaction.Report{Triggered: true, Deferred: true, Estimated: 3100, Trigger: 2800}, "deferred: call ~3100 ≥ trigger 2800", "nothing left"},
+		{compaction.Report{Triggered: true, BackedOff: true, Estimated: 3100, Trigger: 2800}, "backed off: call ~3100", "nothing left"},
+		{compaction.Report{Triggered: true, Err: compaction.ErrNoUsableSummary, Estimated: 3100, Trigger: 2800}, "failed: " + compaction.ErrNoUsableSummary.Error(), "nothing left"},
+		{compaction.Report{Triggered: true, Estimated: 3100, Trigger: 2800}, "call ~3100 ≥ trigger 2800, nothing left to compact", "deferred"},
+	} {
+		var out bytes.Buffer
+		r := &reporter{out: &out}
+		r.beforeCompaction(nil)
+		r.ObserveCompaction(t.Context(), tt.rep)
+		r.afterCompaction(nil)
+		if got := out.String(); !strings.Contains(got, tt.want) || strings.Contains(got, tt.notWant) {
+			t.Errorf("%+v printed %q; want %q and not %q", tt.rep, got, tt.want, tt.notWant)
+		}
+	}
+}
