@@ -85,9 +85,13 @@ type HookConfig struct {
 	// output, such as the summarizer's model name. Default "".
 	StoreScope string
 	// StoreTimeout bounds each call to the Store. A call that fails or
-	// takes longer leaves the store alone for 5 seconds, during which the
-	// hook compacts as without one. Default 250ms.
+	// takes longer leaves the store alone for StoreCooldown, during which
+	// the hook compacts as without one. Default 250ms.
 	StoreTimeout time.Duration
+	// StoreCooldown is how long the hook leaves a failed store alone
+	// before trying it again: long enough that a store that is down costs
+	// a run one timeout every few seconds, not one per call. Default 5s.
+	StoreCooldown time.Duration
 	// StoreLease is how long a claim on a conversation prefix holds while
 	// its compaction is written, and so the longest another hook waits for
 	// it. Default 2 minutes.

@@ -38,19 +38,15 @@ import (
 //
 // The store is an optimisation, never a dependency: every call to it is
 // bounded by StoreTimeout, and a failure or timeout leaves the store alone
-// for storeCooldown, during which the hook compacts as without one. It is
+// for StoreCooldown, during which the hook compacts as without one. It is
 // tried again after that, so sharing resumes once the store is back.
-
-// storeCooldown is how long a hook leaves its store alone after a failed
-// or slow call: long enough that a store that is down costs a run one
-// timeout every few seconds, not one per call.
-const storeCooldown = 5 * time.Second
 
 // Defaults of HookConfig's store settings.
 const (
-	defaultStoreTimeout = 250 * time.Millisecond
-	defaultStoreLease   = 2 * time.Minute
-	defaultStoreTTL     = defaultPreparedMaxAge
+	defaultStoreCooldown = 5 * time.Second
+	defaultStoreTimeout  = 250 * time.Millisecond
+	defaultStoreLease    = 2 * time.Minute
+	defaultStoreTTL      = defaultPreparedMaxAge
 )
 
 // newSharing validates cfg's store settings for h.
@@ -59,12 +55,13 @@ func newSharing(h *CompactionHook, cfg *HookConfig) (*sharing, error) {
 	if !ok || id.CompactionIdentity() == "" {
 		return nil, fmt.Errorf("compaction: HookConfig.Store needs a compactor that implements Identifier, got %s", compactorType(cfg.Compactor))
 	}
-	s := &sharing{store: cfg.Store, timeout: defaultStoreTimeout, lease: defaultStoreLease, ttl: defaultStoreTTL}
+	s := &sharing{store: cfg.Store, timeout: defaultStoreTimeout, cooldown: defaultStoreCooldown, lease: defaultStoreLease, ttl: defaultStoreTTL}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
 		to   *time.Duration
-	}{{"StoreTimeout", cfg.StoreTimeout, &s.timeout}, {"StoreLease", cfg.StoreLease, &s.lease}, {"StoreTTL", cfg.StoreTTL, &s.ttl}} {
+	}{{"StoreTimeout", cfg.StoreTimeout, &s.timeout}, {"StoreCooldown", cfg.StoreCooldown, &s.cooldown},
+		{"StoreLease", cfg.StoreLease, &s.lease}, {"StoreTTL", cfg.StoreTTL, &s.ttl}} {
 		if d.v < 0 {
 			return nil, fmt.Errorf("compaction: HookConfig.%s must be positive (or 0: default), got %v", d.name, d.v)
 		}
@@ -78,11 +75,12 @@ func newSharing(h *CompactionHook, cfg *HookConfig) (*sharing, error) {
 
 // sharing is a hook's Store with its settings.
 type sharing struct {
-	store   Store
-	scope   Digest
-	timeout time.Duration
-	lease   time.Duration
-	ttl     time.Duration
+	store    Store
+	scope    Digest
+	timeout  time.Duration
+	cooldown time.Duration
+	lease    time.Duration
+	ttl      time.Duration
 	// downUntil is when the store may be tried again after a failure, in
 	// UnixNano; 0: up.
 	downUntil atomic.Int64
@@ -99,9 +97,9 @@ func (h *CompactionHook) storeFailed(ctx context.Context, op string, err error) 
 	if ctx.Err() != nil {
 		return // the run ended, not the store
 	}
-	s.downUntil.Store(time.Now().Add(storeCooldown).UnixNano())
+	s.downUntil.Store(time.Now().Add(s.cooldown).UnixNano())
 	h.log.WarnContext(ctx, "compaction store unavailable; compacting locally for a while", "op", op,
-		"error", err.Error(), "retry_after", storeCooldown)
+		"error", err.Error(), "retry_after", s.cooldown)
 }
 
 // storeCtx bounds one store call.

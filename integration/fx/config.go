@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/einocompact/einocompact/integration/inspect"
+	redisstore "github.com/einocompact/einocompact/integration/redis"
 )
 
 // Config is everything Module needs. Start from DefaultConfig (Load and
@@ -23,6 +24,8 @@ type Config struct {
 	Agent AgentConfig `yaml:"agent"`
 	// Inspect records compaction for the inspector (integration/inspect).
 	Inspect InspectConfig `yaml:"inspect"`
+	// Store shares compactions between replicas (compaction.Store).
+	Store StoreConfig `yaml:"store"`
 }
 
 // ModelConfig points at an OpenAI-compatible chat-completions endpoint
@@ -284,6 +287,55 @@ type InspectConfig struct {
 	MaxConversations int `yaml:"max_conversations"`
 }
 
+// Store kinds accepted in store.kind.
+const (
+	// StoreNone keeps compactions in each hook (the default).
+	StoreNone = "none"
+	// StoreMemory shares them between the hooks of one process.
+	StoreMemory = "memory"
+	// StoreRedis shares them between processes through Redis
+	// (integration/redis); see docs/deployment.md.
+	StoreRedis = "redis"
+)
+
+// StoreConfig selects where compactions are shared (HookConfig.Store).
+// With kind redis the module opens a client when the application starts
+// and closes it when it stops, after the hooks.
+type StoreConfig struct {
+	// Kind is "none" (default), "memory" or "redis".
+	Kind string `yaml:"kind"`
+	// Addr is Redis' host:port. Required with kind redis. Environment:
+	// EINOCOMPACT_REDIS_ADDR.
+	Addr string `yaml:"addr"`
+	// Username for Redis ACLs. Default "".
+	Username string `yaml:"username"`
+	// Password for Redis. Default "". Prefer the environment
+	// (EINOCOMPACT_REDIS_PASSWORD) to writing it into files; it is never
+	// stored in Redis nor logged.
+	Password string `yaml:"password"`
+	// DB selects the Redis database. Default 0; >= 0.
+	DB int `yaml:"db"`
+	// TLS connects with TLS, verifying the server against the system's
+	// roots. Default false.
+	TLS bool `yaml:"tls"`
+	// KeyPrefix namespaces every key. Default "einocompact:".
+	KeyPrefix string `yaml:"key_prefix"`
+	// TTL is how long a shared compaction is kept. Default 10m; > 0.
+	TTL Duration `yaml:"ttl"`
+	// Lease is how long a claim on a conversation holds while it is
+	// compacted, and so the longest another replica waits. Default 2m; > 0.
+	Lease Duration `yaml:"lease"`
+	// Timeout bounds each store call; a failed or slow one makes the hook
+	// compact locally for 5s. Default 250ms; > 0.
+	Timeout Duration `yaml:"timeout"`
+	// MaxEntryBytes caps one shared compaction. Default 4194304; >= 1.
+	MaxEntryBytes int `yaml:"max_entry_bytes"`
+	// Scope is added to the identity under which compactions are shared:
+	// name what the compactor's settings do not show, such as the
+	// summarizer's model or a prompt version. Default "".
+	Scope string `yaml:"scope"`
+}
+
 // DefaultConfig returns a Config holding every default documented on its
 // fields and in docs/configuration.md.
 func DefaultConfig() *Config {
@@ -322,5 +374,7 @@ func DefaultConfig() *Config {
 		},
 		Agent:   AgentConfig{MaxSteps: 20},
 		Inspect: InspectConfig{MaxConversations: inspect.DefaultMaxConversations},
+		Store: StoreConfig{Kind: StoreNone, KeyPrefix: redisstore.DefaultKeyPrefix, TTL: Duration(10 * time.Minute),
+			Lease: Duration(2 * time.Minute), Timeout: Duration(250 * time.Millisecond), MaxEntryBytes: redisstore.DefaultMaxEntryBytes},
 	}
 }

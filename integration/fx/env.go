@@ -16,6 +16,10 @@ const (
 	EnvSummarizerAPIKey = "SUMMARIZER_API_KEY"
 	// EnvSummarizerModel overrides summarizer.model.
 	EnvSummarizerModel = "SUMMARIZER_MODEL"
+	// EnvRedisAddr overrides store.addr.
+	EnvRedisAddr = "EINOCOMPACT_REDIS_ADDR"
+	// EnvRedisPassword overrides store.password.
+	EnvRedisPassword = "EINOCOMPACT_REDIS_PASSWORD"
 )
 
 // ApplyEnv overrides the endpoint settings of cfg from the environment, as
@@ -39,5 +43,7 @@ func applyEnv(cfg *Config, lookup func(string) (string, bool)) map[string]string
 	set(&cfg.Summarizer.BaseURL, "summarizer.base_url", EnvSummarizerBaseURL)
 	set(&cfg.Summarizer.APIKey, "summarizer.api_key", EnvSummarizerAPIKey)
 	set(&cfg.Summarizer.Model, "summarizer.model", EnvSummarizerModel)
+	set(&cfg.Store.Addr, "store.addr", EnvRedisAddr)
+	set(&cfg.Store.Password, "store.password", EnvRedisPassword)
 	return from
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
@@ -32,6 +33,7 @@ func Module(cfg *Config) fx.Option {
 			provideSummarizer,
 			provideCompactor,
 			provideRecorder,
+			provideStore,
 			provideHook,
 			provideRegistry,
 		),
@@ -101,6 +103,7 @@ type hookIn struct {
 	Compactor compaction.Compactor
 	Counter   compaction.TokenCounter
 	Recorder  *inspect.Recorder
+	Store     moduleStore
 	Logger    *slog.Logger          `optional:"true"`
 	Observers []compaction.Observer `group:"einocompact.observers"`
 }
@@ -138,6 +141,11 @@ func provideHook(in hookIn) (hookOut, error) {
 		TokenCounter:  in.Counter,
 		Logger:        orDefault(in.Logger),
 		Observer:      dispatch{static: in.Observers},
+		Store:         in.Store.Store,
+		StoreScope:    in.Store.scope,
+		StoreTimeout:  time.Duration(in.Config.Store.Timeout),
+		StoreLease:    time.Duration(in.Config.Store.Lease),
+		StoreTTL:      time.Duration(in.Config.Store.TTL),
 	})
 	if err != nil {
 		return hookOut{}, err

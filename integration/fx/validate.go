@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
 )
@@ -47,6 +48,7 @@ func (c *Config) Validate() error {
 	if c.Inspect.MaxConversations < 1 {
 		v.add("inspect.max_conversations", c.Inspect.MaxConversations, "must be at least 1")
 	}
+	c.Store.validate(v)
 	return errors.Join(v.errs...)
 }
 
@@ -199,5 +201,34 @@ func (v *validator) model(prefix string, m ModelConfig, online bool) {
 	}
 	if m.MaxTokens < 0 {
 		v.add(prefix+".max_tokens", m.MaxTokens, "must be at least 0 (0 = server default)")
+	}
+}
+
+func (s StoreConfig) validate(v *validator) {
+	switch s.Kind {
+	case StoreNone, StoreMemory:
+	case StoreRedis:
+		if s.Addr == "" {
+			v.add("store.addr", s.Addr, "is required with store.kind %q (env %s)", StoreRedis, EnvRedisAddr)
+		}
+	default:
+		v.add("store.kind", s.Kind, "must be one of %q, %q, %q", StoreNone, StoreMemory, StoreRedis)
+	}
+	if s.DB < 0 {
+		v.add("store.db", s.DB, "must be at least 0")
+	}
+	for _, d := range []struct {
+		key string
+		v   Duration
+	}{{"store.ttl", s.TTL}, {"store.lease", s.Lease}, {"store.timeout", s.Timeout}} {
+		if d.v <= 0 {
+			v.add(d.key, d.v.String(), "must be above 0")
+		}
+	}
+	if s.MaxEntryBytes < 1 {
+		v.add("store.max_entry_bytes", s.MaxEntryBytes, "must be at least 1")
+	}
+	if strings.ContainsAny(s.KeyPrefix, "{}") {
+		v.add("store.key_prefix", s.KeyPrefix, "must not contain '{' or '}'")
 	}
 }

@@ -1,0 +1,72 @@
+package compactfx
+
+import (
+	"context"
+	"crypto/tls"
+	"log/slog"
+
+	"go.uber.org/fx"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
+	redisstore "github.com/einocompact/einocompact/integration/redis"
+)
+
+// moduleStore is the store the module's hook shares compactions through
+// (nil Store: none), with the scope they are shared under. A type of the
+// module's own, so that an application's compaction.Store is not taken for
+// it.
+type moduleStore struct {
+	compaction.Store
+	scope string
+}
+
+type storeIn struct {
+	fx.In
+	Config    *Config
+	Lifecycle fx.Lifecycle
+	Logger    *slog.Logger `optional:"true"`
+}
+
+// provideStore builds the store of store.kind. With kind redis, the client
+// is created here, pinged when the application starts (a Redis that does
+// not answer is logged, not fatal: the hook compacts locally until it
+// does) and closed when it stops; fx stops in reverse order, so after the
+// hooks, whose Close waits for their last publications.
+func provideStore(in storeIn) (moduleStore, error) {
+	c := in.Config.Store
+	// The summarizer's model is not visible in the compactor's identity:
+	// replicas writing summaries with different models must not share them.
+	ep, _ := in.Config.SummarizerEndpoint()
+	scope := c.Scope + "\x00summarizer_model=" + ep.Model
+	switch c.Kind {
+	case StoreMemory:
+		return moduleStore{Store: compaction.NewMemoryStore(), scope: scope}, nil
+	case StoreRedis:
+	default:
+		return moduleStore{}, nil
+	}
+	log := orDefault(in.Logger)
+	cc := redisstore.ClientConfig{Addrs: []string{c.Addr}, Username: c.Username, Password: c.Password, DB: c.DB}
+	if c.TLS {
+		cc.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	client, err := redisstore.NewClient(cc)
+	if err != nil {
+		return moduleStore{}, err
+	}
+	store, err := redisstore.New(redisstore.Config{Client: client, KeyPrefix: c.KeyPrefix, MaxEntryBytes: c.MaxEntryBytes, Logger: log})
+	if err != nil {
+		_ = client.Close()
+		return moduleStore{}, err
+	}
+	in.Lifecycle.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			if err := client.Ping(ctx).Err(); err != nil {
+				log.WarnContext(ctx, "store: Redis does not answer; compacting locally until it does", "addr", c.Addr, "error", err.Error())
+			}
+			return nil
+		},
+		OnStop: func(context.Context) error { return client.Close() },
+	})
+	return moduleStore{Store: store, scope: scope}, nil
+}

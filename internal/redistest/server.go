@@ -1,0 +1,98 @@
+// Package redistest starts a redis-server of the machine's for a test: on a
+// free loopback port, in the test's temp dir, nothing persisted, stopped
+// when the test ends. Without the binary, a test fails under CI=true
+// (.ci/run installs the redis-server package) and is skipped elsewhere.
+package redistest
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// Server is a redis-server of the machine's, started by a test on a
+// free loopback port in a temp dir, with nothing persisted.
+type Server struct {
+	t    *testing.T
+	bin  string
+	dir  string
+	port int
+	cmd  *exec.Cmd
+	exit chan struct{}
+}
+
+// Start starts a redis-server for t and stops it when t ends.
+func Start(t *testing.T) *Server {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("redis-server is not installed; .ci/run installs the redis-server package")
+		}
+		t.Skip("redis-server is not installed (apt-get install redis-server)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{t: t, bin: bin, dir: t.TempDir(), port: port}
+	s.Restart()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Addr is the server's host:port.
+func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
+
+// Restart starts the server again after Stop, on the same port and dir,
+// and waits until it answers PING.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.cmd = exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", s.dir, "--protected-mode", "yes")
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	s.exit = make(chan struct{})
+	cmd, exit := s.cmd, s.exit
+	go func() { _ = cmd.Wait(); close(exit) }()
+	c := goredis.NewClient(&goredis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: time.Second})
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return
+		}
+		select {
+		case <-exit:
+			s.t.Fatalf("redis-server exited before answering PING: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("redis-server did not answer PING within 10s: %v", err)
+		}
+	}
+}
+
+// Stop kills the server and waits for it to exit.
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.exit
+	s.cmd = nil
+}
