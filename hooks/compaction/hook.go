@@ -98,6 +98,21 @@ type HookConfig struct {
 	StoreLease time.Duration
 	// StoreTTL is how long a shared result is kept. Default 10 minutes.
 	StoreTTL time.Duration
+
+	// Prices, when set, are the agent's model's token prices, and make
+	// every compaction pay for itself under them (see docs/compaction.md,
+	// "The bill"). A compaction aims deeper than CompactTo when the cost
+	// model finds the calls until the next compaction cheaper that way,
+	// never keeping less than a fifth of the window verbatim beside the
+	// planned summary and the ledger's block; a prepared one (PrepareAt)
+	// aims as deep. Without PrepareAt, a result is not applied
+	// (Report.Unprofitable, backed off like a failure) when re-sending what
+	// it keeps, uncached, costs more than the calls until the next
+	// compaction save, unless the call is at or above the ceiling halfway
+	// from CompactAt to the window. Nil, the default, assumes nothing about
+	// prices: compactions aim at CompactTo and are applied whenever
+	// smaller. Presets: PricesOpenAI, PricesAnthropic, PricesNoCache.
+	Prices *Prices
 }
 
 // CompactionHook decides when to compact. Registered at hooks.BeforeLLM, it
@@ -137,6 +152,7 @@ type CompactionHook struct {
 	jobs       *jobSet // compactor calls in flight and prepared results
 	backoff    backoffs
 	sharing    *sharing // nil: no Store
+	prices     *Prices  // nil: no bill rule
 }
 
 var (
@@ -185,8 +201,17 @@ func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, err
 	if log == nil {
 		log = slog.Default()
 	}
+	var prices *Prices
+	if cfg.Prices != nil {
+		if err := cfg.Prices.Validate(); err != nil {
+			return nil, fmt.Errorf("compaction: HookConfig.Prices: %w", err)
+		}
+		p := *cfg.Prices
+		prices = &p
+	}
 	h := &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
-		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet()}
+		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet(),
+		prices: prices}
 	if cfg.Store != nil {
 		s, err := newSharing(h, cfg)
 		if err != nil {
@@ -296,6 +321,11 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 			"message_tokens", msgTokens, "estimated_tokens", est)
 	}
 	r.Target = max(base-r.Overhead, 0)
+	if h.prices != nil {
+		if r.Target, err = h.billTarget(ctx, messages, est, r.Target, r.Overhead); err != nil {
+			return r, withCtxErr(ctx, err)
+		}
+	}
 	h.warnFixedPart(ctx, messages, state.Tools, base)
 	// Debug: a library logs one Info line per compaction, its outcome
 	// (applied, declined, abandoned), and warns only when something is off.
@@ -484,6 +514,9 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 		if left, err = h.counter.Count(ctx, compacted, nil); err != nil {
 			return fmt.Errorf("compaction: counting the compacted messages: %w", err)
 		}
+	}
+	if stop, err := h.weigh(ctx, state.Messages, compacted, left, r); err != nil || stop {
+		return err
 	}
 	if state.ContextTokens != 0 {
 		// Count only through the last assistant reply: a later hook in the

@@ -167,7 +167,7 @@ func (h *CompactionHook) settle(ctx context.Context, messages []*schema.Message,
 	// exists) starts no backoff: one call later there may be something to
 	// compact, and such a decline cost no model call
 	// (TestHookBacksOffOnlyAfterAFailure).
-	if r.Compacted || r.Err != nil {
+	if r.Compacted || r.Err != nil || r.Unprofitable {
 		h.backoff.record(messages, r)
 	}
 	// Debug: the outcome itself already has its one record.

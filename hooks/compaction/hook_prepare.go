@@ -67,6 +67,13 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	trigger, base := h.Thresholds()
 	overhead := est - msgTokens
 	full := base - overhead
+	if h.prices != nil && full > 0 {
+		// Aim as deep as a compaction at the trigger would (HookConfig.Prices).
+		if full, err = h.billTarget(ctx, messages, int(trigger), full, overhead); err != nil {
+			h.log.DebugContext(ctx, "compaction not prepared: counting for the bill failed", "step", state.StepCount, "error", err.Error())
+			return false
+		}
+	}
 	if full <= 0 {
 		return false
 	}

@@ -71,6 +71,17 @@ type Report struct {
 	// its Report), or the compaction it applied left it at or above
 	// PrepareAt.
 	Preparing bool
+	// InvalidatedTokens estimates the cached prefix the applied compaction
+	// made the provider drop: by the counter, the part of the previous
+	// request (the conversation up to its last assistant reply) from the
+	// first message the compaction changed. The next call sends it anew,
+	// uncached. 0 when nothing was applied.
+	InvalidatedTokens int
+	// Unprofitable: HookConfig.Prices is set and the compaction's result was
+	// not applied, because re-sending what it keeps costs more than the
+	// calls until the next compaction save. The hook then backs off like
+	// after a failure.
+	Unprofitable bool
 }
 
 // PreparedDone describes a compaction prepared in the background when it

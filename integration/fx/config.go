@@ -143,6 +143,11 @@ type CompactionConfig struct {
 	// LoadInto). 0 turns it off; otherwise compact_to < prepare_at <
 	// compact_at.
 	PrepareAt float64 `yaml:"prepare_at"`
+	// Prices are the agent's model's token prices, a preset name
+	// ("openai", "anthropic", "no_cache") or {cached_input, cache_write,
+	// output}; with them every compaction must pay for itself
+	// (compaction.HookConfig.Prices). Default: left out, no assumption.
+	Prices *PricesConfig `yaml:"prices,omitempty"`
 	// Counter configures the local token counter.
 	Counter CounterConfig `yaml:"counter"`
 	// Summarize configures the "summarize" strategy.

@@ -138,6 +138,7 @@ func provideHook(in hookIn) (hookOut, error) {
 		CompactAt:     c.CompactAt,
 		CompactTo:     c.CompactTo,
 		PrepareAt:     c.PrepareAt,
+		Prices:        c.Prices.prices(),
 		TokenCounter:  in.Counter,
 		Logger:        orDefault(in.Logger),
 		Observer:      dispatch{static: in.Observers},

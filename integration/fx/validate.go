@@ -77,6 +77,7 @@ func (c CompactionConfig) validate(v *validator) {
 	if !validStrategy(c.Strategy, true) {
 		v.add("compaction.strategy", c.Strategy, "must be one of %q, %q, %q, %q", StrategySummarize, StrategySlide, StrategyPrune, StrategyPipeline)
 	}
+	c.Prices.validate(v)
 	if c.ContextWindow < 1 {
 		v.add("compaction.context_window", c.ContextWindow, "must be a positive number of tokens")
 	}

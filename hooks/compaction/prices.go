@@ -1,0 +1,174 @@
+package compaction
+
+import (
+	"fmt"
+	"math"
+)
+
+// Prices are a model's token prices relative to an uncached input token,
+// which costs 1. A CompactionHook with Prices weighs what a compaction costs
+// against what it saves (see HookConfig.Prices and docs/compaction.md).
+type Prices struct {
+	// CachedInput is the price of an input token read from the provider's
+	// prompt cache. Must be >= 0.
+	CachedInput float64
+	// CacheWrite is the price of an input token written to the cache; 0
+	// means the same as an uncached one (1). Must be >= 0.
+	CacheWrite float64
+	// Output is the price of an output token. Must be >= 0.
+	Output float64
+}
+
+// Price presets: the multiples of issue 23's bill, which docs/benchmarks.md
+// sources.
+var (
+	// PricesOpenAI: automatic prefix caching, cached input 0.1, writes at
+	// the uncached price, output 8.
+	PricesOpenAI = Prices{CachedInput: 0.1, Output: 8}
+	// PricesAnthropic: cache breakpoints, reads 0.1, writes 1.25, output 5.
+	PricesAnthropic = Prices{CachedInput: 0.1, CacheWrite: 1.25, Output: 5}
+	// PricesNoCache: no prompt caching, output 8.
+	PricesNoCache = Prices{CachedInput: 1, Output: 8}
+)
+
+// PricesPreset returns the preset named "openai", "anthropic" or
+// "no_cache".
+func PricesPreset(name string) (Prices, bool) {
+	switch name {
+	case "openai":
+		return PricesOpenAI, true
+	case "anthropic":
+		return PricesAnthropic, true
+	case "no_cache":
+		return PricesNoCache, true
+	}
+	return Prices{}, false
+}
+
+// Validate reports a price that is negative, NaN or infinite, naming it.
+func (p Prices) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"CachedInput", p.CachedInput}, {"CacheWrite", p.CacheWrite}, {"Output", p.Output}} {
+		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("compaction: Prices.%s must be a finite price >= 0, got %v", f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// write is the price of a token written to the cache.
+func (p Prices) write() float64 {
+	if p.CacheWrite == 0 {
+		return 1
+	}
+	return p.CacheWrite
+}
+
+// billVerbatimShare is the share of the window a bill-aware compaction
+// keeps verbatim at least, beside its summary: below it the agent forgets
+// the steps it works on, and the bill pays for the calls that bring them
+// back (issue 23 asks for at least 20 %).
+const billVerbatimShare = 0.2
+
+// billDepths is how many targets between the verbatim floor and the usual
+// target the depth choice weighs.
+const billDepths = 8
+
+// cycle describes one compaction and the calls until the next, in tokens
+// of the coming call (messages and overhead): the model behind
+// HookConfig.Prices.
+type cycle struct {
+	estimate int // the call's size now
+	trigger  int // where the next compaction starts
+	prefix   int // what stays as it is at the front (leading system messages)
+	growth   int // tokens a call adds, at least 1
+}
+
+// summaryAllowance is the summary a compaction replacing replaced tokens is
+// planned to write: the summarization compactor's prior (64 tokens and a
+// sixth of what it replaces, at most 2,048).
+func summaryAllowance(replaced int) int {
+	return min(64+max(replaced, 0)/6, 2048)
+}
+
+// calls is how many calls pass before the next compaction when this one
+// leaves kept tokens: at least one.
+func (c cycle) calls(kept int) float64 {
+	return math.Max(float64(c.trigger-kept)/float64(c.growth), 1)
+}
+
+// cost is what a compaction that leaves kept tokens costs: the summarizer
+// reading what it replaces and writing its summary, and the kept part
+// behind the first replaced message, which was read from the cache and is
+// now sent anew at the write price.
+func (c cycle) cost(p Prices, kept int) float64 {
+	replaced := max(c.estimate-kept, 0)
+	return float64(replaced) + p.Output*float64(summaryAllowance(replaced)) + c.resent(p, kept)
+}
+
+// saving is what a compaction that leaves kept tokens saves over the calls
+// until the next one: each sends the replaced tokens no more, which it
+// would have read from the cache.
+func (c cycle) saving(p Prices, kept int) float64 {
+	return c.calls(kept) * float64(max(c.estimate-kept, 0)) * p.CachedInput
+}
+
+// rate is the bill per call over the cycle a compaction leaving kept tokens
+// starts: its cost spread over the calls until the next one, plus the
+// cached part those calls read (from kept up to the trigger, on average
+// halfway). What every call adds uncached is the same whatever the depth
+// and is left out.
+func (c cycle) rate(p Prices, kept int) float64 {
+	return c.cost(p, kept)/c.calls(kept) + p.CachedInput*float64(kept+c.trigger)/2
+}
+
+// depth returns the call size a compaction should aim for, between the
+// usual target and the deepest one that keeps billVerbatimShare of window
+// verbatim beside its planned summary and the identifier ledger's block (at
+// most a quarter of the target by default): the one with the lowest rate, the
+// shallowest of those within 1 % of it, so that prices under which depth
+// makes no difference keep the usual target.
+func (c cycle) depth(p Prices, usual, window int) int {
+	floor := usual
+	for k := usual; k >= 0; k -= max(usual/64, 1) {
+		if float64(k-summaryAllowance(c.estimate-k)-k/4) < billVerbatimShare*float64(window) {
+			break
+		}
+		floor = k
+	}
+	if floor >= usual {
+		return usual
+	}
+	best, bestRate := usual, c.rate(p, usual)
+	rates := make([]float64, billDepths+1)
+	for i := range rates {
+		k := usual - (usual-floor)*i/billDepths
+		rates[i] = c.rate(p, k)
+		if rates[i] < bestRate {
+			bestRate = rates[i]
+		}
+	}
+	for i, r := range rates {
+		if r <= bestRate*1.01 {
+			best = usual - (usual-floor)*i/billDepths
+			break
+		}
+	}
+	return best
+}
+
+// resent is what the kept part behind the first replaced message costs
+// once more: read from the cache before, sent anew at the write price now.
+func (c cycle) resent(p Prices, kept int) float64 {
+	return float64(max(kept-c.prefix, 0)) * math.Max(p.write()-p.CachedInput, 0)
+}
+
+// pays reports whether a compaction that leaves kept tokens saves, over the
+// calls until the next one, at least what re-sending its kept part costs.
+// The summarizer is paid for once the result is there, so only the rewrite
+// is weighed when deciding to apply it.
+func (c cycle) pays(p Prices, kept int) bool {
+	return c.saving(p, kept) >= c.resent(p, kept)
+}

@@ -1,0 +1,87 @@
+package compactfx
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+	"go.uber.org/fx"
+
+	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction"
+)
+
+// compaction.prices takes a preset name or the three numbers; bad values are
+// named with their key; set, the hook applies the bill rule, seen in a
+// deeper target than compact_to gives.
+func TestPricesKey(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		line    string // "" leaves the key out
+		want    *compaction.Prices
+		wantErr string
+	}{
+		{"left out", "", nil, ""},
+		{"openai preset", "prices: openai", &compaction.PricesOpenAI, ""},
+		{"anthropic preset", "prices: anthropic", &compaction.PricesAnthropic, ""},
+		{"no_cache preset", "prices: no_cache", &compaction.PricesNoCache, ""},
+		{"numbers", "prices: {cached_input: 0.25, cache_write: 1.5, output: 4}", &compaction.Prices{CachedInput: 0.25, CacheWrite: 1.5, Output: 4}, ""},
+		{"unknown preset", "prices: cheap", nil, `"cheap" is not a price preset`},
+		{"negative price", "prices: {cached_input: -0.1, output: 4}", nil, "compaction.prices"},
+		{"unknown field", "prices: {cached: 0.1}", nil, "cached"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			file := "compaction:\n  context_window: 32000\n"
+			if tc.line != "" {
+				file += "  " + tc.line + "\n"
+			}
+			cfg, err := parse([]byte(file))
+			if err == nil {
+				err = cfg.Validate()
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := cfg.Compaction.Prices.prices()
+			if (got == nil) != (tc.want == nil) || (got != nil && *got != *tc.want) {
+				t.Fatalf("prices %+v, want %+v", got, tc.want)
+			}
+			var hook *compaction.CompactionHook
+			if err := fx.New(fx.NopLogger, Module(cfg), fx.Populate(&hook)).Err(); err != nil {
+				t.Fatal(err)
+			}
+			// A conversation at the trigger: with prices the target is
+			// at most compact_to's, and deeper under caching.
+			msgs := []*schema.Message{schema.SystemMessage("rules"), schema.UserMessage("fetch everything")}
+			for i := range 60 {
+				id := fmt.Sprintf("c%d", i)
+				msgs = append(msgs, schema.AssistantMessage("", []schema.ToolCall{{ID: id, Type: "function",
+					Function: schema.FunctionCall{Name: "fetch", Arguments: "{}"}}}),
+					schema.ToolMessage(strings.Repeat("data ", 300), id, schema.WithToolName("fetch")))
+			}
+			r, err := hook.Decide(context.Background(), &hooks.State{Messages: msgs})
+			if err != nil || !r.Triggered {
+				t.Fatalf("triggered %v, err %v", r.Triggered, err)
+			}
+			_, usual := hook.Thresholds()
+			usual -= r.Overhead
+			if tc.want == nil && r.Target != usual {
+				t.Errorf("no prices: target %d, want compact_to's %d", r.Target, usual)
+			}
+			if tc.want != nil && tc.want.CachedInput < 1 && r.Target >= usual {
+				t.Errorf("prices %+v: target %d, want below compact_to's %d", *tc.want, r.Target, usual)
+			}
+		})
+	}
+}
