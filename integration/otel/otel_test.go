@@ -23,13 +23,15 @@ func TestObserverRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	obs.ObserveCompaction(ctx, compaction.Report{Compacted: true, TokensBefore: 900, TokensAfter: 300, Duration: time.Second,
+	obs.ObserveCompaction(ctx, compaction.Report{Compacted: true, TokensBefore: 900, TokensAfter: 300, Duration: time.Second, InvalidatedTokens: 750,
 		Rounds: []compaction.Round{
-			{Tier: compaction.TierHistoricalTurns, Latency: 2 * time.Second, Usage: &schema.TokenUsage{PromptTokens: 500, CompletionTokens: 40}},
-			{Tier: compaction.TierCurrentTaskSteps, Latency: time.Second, Err: errors.New("down")},
+			{Tier: compaction.TierHistoricalTurns, Latency: 2 * time.Second, Shape: compaction.ShapeCacheAligned, CachedTokens: 384,
+				Usage: &schema.TokenUsage{PromptTokens: 500, CompletionTokens: 40}},
+			{Tier: compaction.TierCurrentTaskSteps, Latency: time.Second, Shape: compaction.ShapeTranscript, Err: errors.New("down")},
 		}})
 	obs.ObserveCompaction(ctx, compaction.Report{Err: errors.New("down"), TokensBefore: 900, TokensAfter: 900})
 	obs.ObserveCompaction(ctx, compaction.Report{TokensBefore: 900, TokensAfter: 900})
+	obs.ObserveCompaction(ctx, compaction.Report{Unprofitable: true, TokensBefore: 900, TokensAfter: 900})
 	// Calls that ran no compactor: one held back after a failure, one that
 	// went out while its prepared compaction was being written.
 	obs.ObserveCompaction(ctx, compaction.Report{Triggered: true, BackedOff: true})
@@ -60,23 +62,26 @@ func TestObserverRecords(t *testing.T) {
 		}
 	}
 	want := map[string]int64{
-		"einocompact.compactions/outcome=compacted":                      1,
-		"einocompact.compactions/outcome=failed":                         1,
-		"einocompact.compactions/outcome=declined":                       1,
-		"einocompact.compactions/outcome=backed_off":                     1,
-		"einocompact.compactions/outcome=deferred":                       1,
-		"einocompact.tokens_saved":                                       600,
-		"einocompact.summarizer.rounds/ok=true/tier=historical_turns":    1,
-		"einocompact.summarizer.rounds/ok=false/tier=current_task_steps": 1,
-		"einocompact.summarizer.tokens/direction=input":                  500,
-		"einocompact.summarizer.tokens/direction=output":                 40,
+		"einocompact.compactions/outcome=compacted":                                       1,
+		"einocompact.compactions/outcome=failed":                                          1,
+		"einocompact.compactions/outcome=declined":                                        1,
+		"einocompact.tokens_saved":                                                        600,
+		"einocompact.compactions/outcome=unprofitable":                                    1,
+		"einocompact.cache.invalidated":                                                   750,
+		"einocompact.summarizer.rounds/ok=true/shape=cache_aligned/tier=historical_turns": 1,
+		"einocompact.summarizer.rounds/ok=false/shape=transcript/tier=current_task_steps": 1,
+		"einocompact.summarizer.tokens/direction=input":                                   500,
+		"einocompact.summarizer.tokens/direction=output":                                  40,
+		"einocompact.summarizer.tokens/direction=cached_input":                            384,
+		"einocompact.compactions/outcome=backed_off":                                      1,
+		"einocompact.compactions/outcome=deferred":                                        1,
 	}
 	for k, v := range want {
 		if sums[k] != v {
 			t.Errorf("%s = %d, want %d (all: %v)", k, sums[k], v, sums)
 		}
 	}
-	if hist["einocompact.summarizer.latency"] != 2 || hist["einocompact.compaction.duration"] != 3 {
+	if hist["einocompact.summarizer.latency"] != 2 || hist["einocompact.compaction.duration"] != 4 {
 		t.Errorf("histograms %v", hist)
 	}
 }
