@@ -38,11 +38,21 @@ func run(args []string, stdout io.Writer) error {
 	window := fs.Int("window", 32000, "context window in tokens for the simulation")
 	prepareAt := fs.Float64("prepare-at", defaultPrepareAt, "PrepareAt of the simulation's third strategy, einocompact preparing compactions in the background; 0 leaves it out")
 	docs := fs.String("docs", "", "`dir`ectory whose benchmarks.md (and plot) to update; empty: print only")
+	replicas := fs.Bool("replicas", false, "run the replica simulation: 1, 2, 4, 8 replicas with turns routed at random, without and with a shared store")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *micro == "" && !*sim && !*billOnly {
-		return fmt.Errorf("nothing to do: give -micro FILE, -sim or -bill")
+	if *micro == "" && !*sim && !*billOnly && !*replicas {
+		return fmt.Errorf("nothing to do: give -micro FILE, -sim, -bill or -replicas")
+	}
+	if *replicas {
+		if *micro != "" || *sim || *billOnly {
+			return fmt.Errorf("-replicas runs alone")
+		}
+		if *steps < 1 || *window < 1000 || !(*prepareAt > 0.4 && *prepareAt < 0.7) {
+			return fmt.Errorf("-replicas needs -steps >= 1, -window >= 1000 and -prepare-at between 0.4 and 0.7, got %d, %d, %v", *steps, *window, *prepareAt)
+		}
+		return runReplicas(*steps, *window, *prepareAt, *docs, stdout)
 	}
 	if *billOnly && (*sim || *docs != "") {
 		return fmt.Errorf("-bill prints the bill alone; -sim (with -docs) runs it with the simulation")
