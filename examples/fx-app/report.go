@@ -54,6 +54,8 @@ type compactionStat struct {
 	prepared                 bool          // computed in the background (Report.Prepared)
 	rounds, attempts         int
 	sumPrompt, sumCompletion int // the summarizer's reported usage
+	sumCached                int // of sumPrompt, what the provider reported read from its cache
+	invalidated              int // the cached prefix the compaction invalidated (Report.InvalidatedTokens)
 	ids                      compaction.IdentifierStats
 }
 
@@ -163,7 +165,7 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	}
 	c := compactionStat{beforeStep: step, msgsBefore: rep.MessagesBefore, msgsAfter: rep.MessagesAfter,
 		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, rounds: len(rep.Rounds), stall: rep.Stall, prepared: rep.Prepared,
-		est: rep.Estimated, overhead: rep.Overhead, trigger: rep.Trigger}
+		est: rep.Estimated, overhead: rep.Overhead, trigger: rep.Trigger, invalidated: rep.InvalidatedTokens}
 	c.replaced = len(lo.Without(before, msgs...))
 	// Markers new in msgs that no summarizer round accounts for name the
 	// strategy that wrote them (sliding window, pruning), once each.
@@ -182,6 +184,7 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 			c.sumPrompt += rd.Usage.PromptTokens
 			c.sumCompletion += rd.Usage.CompletionTokens
 		}
+		c.sumCached += rd.CachedTokens
 		if rd.Err != nil {
 			tiers = append(tiers, rd.Tier+" (failed)")
 			continue
@@ -261,6 +264,14 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 	row("prompt tokens, all", "~%d est with compaction vs ~%d without (%s saved; %s counting the summarizer's %d tokens too); provider: %d prompt + %d completion%s",
 		est, shadow, percent(shadow-est, shadow), percent(shadow-est-sumPrompt-sumCompletion, shadow), sumPrompt+sumCompletion,
 		provider, completion, onlyIf(res.replay, " (computed by the replay)"))
+	for _, p := range []struct {
+		name   string
+		prices compaction.Prices
+	}{{"no caching", compaction.PricesNoCache}, {"OpenAI-like", compaction.PricesOpenAI}} {
+		b := billOf(r.steps, r.compactions, p.prices)
+		row("bill, "+p.name, "~%.0f with compaction vs ~%.0f without (%s), in uncached input tokens (cached input %.1f, output %.0f; est counts; a call reads the previous call's prompt from the cache, less what a compaction invalidated)",
+			b.with, b.without, percent(int(b.without-b.with), int(b.without)), p.prices.CachedInput, p.prices.Output)
+	}
 	row("wall time", "%s", res.elapsed.Round(time.Millisecond))
 	if len(r.compactions) == 0 {
 		return
