@@ -23,14 +23,14 @@ var (
 	_ SizeFloor = (*Pipeline)(nil)
 )
 
-// MinimumTokens implements SizeFloor: ApproximateSummaryTokens, since a
-// round only fits a target that leaves room for one summary of that size;
-// without it, the default estimate's fixed part (64 tokens).
+// MinimumTokens implements SizeFloor: the smallest summary the compactor
+// plans for before it has seen a reply, since a round only fits a target
+// that leaves room for one summary of that size: ApproximateSummaryTokens
+// when set; without it, the default prior of the smallest input, its fixed
+// part (64 tokens) plus the identifier ledger's block at its smallest cap
+// (256 tokens, or LedgerConfig.MaxTokens), 320 tokens with the defaults.
 func (c *SummarizationCompactor) MinimumTokens() int {
-	if c.approx > 0 {
-		return c.approx
-	}
-	return defaultSummaryBase
+	return c.prior(0, 0)
 }
 
 // MinimumTokens implements SizeFloor: the lowest floor among the stages, or

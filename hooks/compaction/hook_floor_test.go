@@ -31,6 +31,10 @@ func TestHookRejectsTargetBelowCompactorFloor(t *testing.T) {
 		}
 		return c
 	}
+	ledgerOff, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: &fzSummarizer{}, Ledger: &LedgerConfig{Disabled: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	pruning, err := NewToolResultPruningCompactor(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +58,13 @@ func TestHookRejectsTargetBelowCompactorFloor(t *testing.T) {
 		{"summary as big as the target", summarizer(new(800)), 2000, 0.4, "2000*0.4 = 800 tokens is not above the 800-token floor", 0},
 		{"summary just under the target", summarizer(new(799)), 2000, 0.4, "", 0},
 		{"default estimate in a 2000-token window", summarizer(nil), 2000, 0, "", 0},
-		{"default estimate, 150-token window (target 60, floor 64)", summarizer(nil), 150, 0, "64-token floor", 0},
+		// The default prior's floor: 64 tokens of headings and tags plus
+		// the identifier ledger's block at its smallest cap, 256 tokens.
+		{"default estimate, 150-token window (target 60, floor 64+256)", summarizer(nil), 150, 0, "320-token floor", 0},
+		{"default estimate, 800-token window (target 320, floor 64+256)", summarizer(nil), 800, 0, "320-token floor", 0},
+		{"default estimate, 805-token window (target 322)", summarizer(nil), 805, 0, "", 0},
+		{"default estimate, ledger off, 150-token window (floor 64)", ledgerOff, 150, 0, "64-token floor", 0},
+		{"default estimate, ledger off, 200-token window (target 80)", ledgerOff, 200, 0, "", 0},
 		{"default summary, 4096 window", summarizer(nil), 4096, 0, "", 0},
 		{"CompactTo names the clash", summarizer(new(100)), 1000, 0.1, "ContextWindow*CompactTo = 1000*0.1 = 100 tokens", 0},
 		{"pipeline of summarizers takes the lowest floor", mustPipe(summarizer(new(900)), summarizer(new(700))), 2000, 0.4, "", 0},

@@ -28,7 +28,7 @@ func TestInspectKeysWireTheRecorder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := DefaultConfig()
-			cfg.Compaction.ContextWindow = 400
+			cfg.Compaction.ContextWindow = 1000 // target 400, above the summarizer's 320-token floor
 			cfg.Compaction.PrepareAt = 0
 			cfg.Summarizer.Provider = ProviderOffline
 			cfg.Inspect = tc.inspect

@@ -13,7 +13,9 @@ import (
 // approximate_summary_tokens is left to the library unless the file writes
 // it. Left out, the compactor gets no ApproximateSummaryTokens and plans
 // with the library's prior, which follows the size of what a round replaces
-// (its floor is the prior's fixed 64 tokens), instead of a fixed 1,024 tokens
+// (its floor is the prior of the smallest round: its fixed 64 tokens plus the
+// identifier ledger's block at its smallest cap, 256 tokens by default or
+// ledger.max_tokens, or nothing with the ledger off), instead of a fixed 1,024 tokens
 // that a 2,000-token window's target of 800 cannot hold. A value written in
 // the file replaces the prior (the floor becomes that value), must be at
 // least 1 (0 used to be read as "the prior", so a written 0 was silently
@@ -26,7 +28,9 @@ func TestSummaryPriorDefaultSuitsSmallWindows(t *testing.T) {
 		wantFloor int    // the summarization compactor's MinimumTokens
 		wantErr   string // "" when the app must start
 	}{
-		{"key left out", "", 64, ""},
+		{"key left out", "", 64 + 256, ""},
+		{"key left out, ledger capped", "ledger: {max_tokens: 100}", 64 + 100, ""},
+		{"key left out, ledger off", "ledger: {enabled: false}", 64, ""},
 		{"a value that fits the target", "approximate_summary_tokens: 300", 300, ""},
 		{"the smallest value", "approximate_summary_tokens: 1", 1, ""},
 		{"zero written", "approximate_summary_tokens: 0", 0, "compaction.summarize.approximate_summary_tokens = 0: must be at least 1"},
@@ -44,7 +48,7 @@ func TestSummaryPriorDefaultSuitsSmallWindows(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}
-			if tc.yaml == "" && cfg.Compaction.Summarize.ApproximateSummaryTokens != nil {
+			if !strings.HasPrefix(tc.yaml, "approximate") && cfg.Compaction.Summarize.ApproximateSummaryTokens != nil {
 				t.Fatalf("key left out, config has %d; want nil", *cfg.Compaction.Summarize.ApproximateSummaryTokens)
 			}
 			err = cfg.Validate()
