@@ -64,6 +64,9 @@ type SimConfig struct {
 	// PrepareAt, when above 0, adds StrategyPrepared, the hook with this
 	// HookConfig.PrepareAt.
 	PrepareAt float64
+	// Prices is HookConfig.Prices of einocompact's hooks (every strategy
+	// built on a CompactionHook); nil leaves it unset, the hook's default.
+	Prices *compaction.Prices
 	// Strategies, when set, are the strategies to run, in this order,
 	// instead of einocompact, Eino and (with PrepareAt) the prepared hook.
 	// StrategyPrepared needs PrepareAt.
@@ -468,7 +471,7 @@ func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer 
 		}
 		h, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
 			Compactor: comp, ContextWindow: cfg.Window, CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo, PrepareAt: prepareAt,
-			TokenCounter: counter, Logger: discardLogger, OnPrepared: onPrepared,
+			TokenCounter: counter, Logger: discardLogger, OnPrepared: onPrepared, Prices: cfg.Prices,
 		})
 		if err != nil {
 			return nil, err
@@ -514,7 +517,7 @@ func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer 
 		}
 		h, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
 			Compactor: pipe, ContextWindow: cfg.Window, CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo,
-			TokenCounter: counter, Logger: discardLogger,
+			TokenCounter: counter, Logger: discardLogger, Prices: cfg.Prices,
 		})
 		if err != nil {
 			return nil, err

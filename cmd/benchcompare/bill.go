@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/einocompact/einocompact/bench"
+	"github.com/einocompact/einocompact/hooks/compaction"
 )
 
 // blockBill is the generated block of docs/benchmarks.md with the bill.
@@ -24,29 +26,53 @@ func runBillOnly(steps, window int, prepareAt, compactTo float64, stdout io.Writ
 }
 
 // billStrategies are the strategies billed, in table order; the ratios are
-// to bench.StrategyEino.
+// to bench.StrategyEino. A name ending in pricedSuffix is the strategy
+// before it with HookConfig.Prices set to the prices of the column it is
+// billed in (billColumn.hook).
 var billStrategies = []string{
-	bench.StrategyEinocompact, bench.StrategyAligned, bench.StrategyPrepared, bench.StrategyPreparedAligned,
+	bench.StrategyEinocompact, bench.StrategyEinocompact + pricedSuffix,
+	bench.StrategyAligned, bench.StrategyAligned + pricedSuffix,
+	bench.StrategyPrepared, bench.StrategyPreparedAligned, bench.StrategyPreparedAligned + pricedSuffix,
 	bench.StrategyPruning, bench.StrategyPruningAligned,
 	bench.StrategyEino, bench.StrategyEinoPrefix, bench.StrategyNone,
+}
+
+// pricedSuffix marks a strategy run with HookConfig.Prices.
+const pricedSuffix = "+prices"
+
+// hookPriceSets are the HookConfig.Prices of the priced runs, by the
+// billColumn.hook that bills them, and the strategies each is run for:
+// einocompact with CacheAligned under every preset, the prepared hook and
+// the transcript request (for a separate summarizer) under the OpenAI-like
+// one only, which keeps the runs to twice the unpriced ones.
+var hookPriceSets = []struct {
+	name       string
+	prices     compaction.Prices
+	strategies []string
+}{
+	{"openai", compaction.PricesOpenAI, []string{bench.StrategyEinocompact, bench.StrategyAligned, bench.StrategyPreparedAligned}},
+	{"anthropic", compaction.PricesAnthropic, []string{bench.StrategyAligned}},
+	{"no_cache", compaction.PricesNoCache, []string{bench.StrategyAligned}},
+	{"explicit", compaction.Prices{CachedInput: 0.1, CacheWrite: 1.25, Output: 8}, []string{bench.StrategyAligned}},
 }
 
 // billColumn is one way of pricing a run.
 type billColumn struct {
 	label     string
 	prices    bench.Prices
-	separate  bool // the summarizer is a separate model at bench.SeparateSummarizerPrice
-	forgetful bool // with bench.DefaultForgetRule
+	hook      string // the hookPriceSets entry priced strategies are run with
+	separate  bool   // the summarizer is a separate model at bench.SeparateSummarizerPrice
+	forgetful bool   // with bench.DefaultForgetRule
 }
 
 var billColumns = []billColumn{
-	{label: "no caching", prices: bench.PricesNoCache},
-	{label: "OpenAI-like", prices: bench.PricesOpenAI},
-	{label: "Anthropic-like", prices: bench.PricesAnthropic},
-	{label: "explicit breakpoints", prices: bench.PricesExplicit},
-	{label: "OpenAI-like, separate summarizer 0.2x", prices: bench.PricesOpenAI, separate: true},
-	{label: "OpenAI-like, forgetting", prices: bench.PricesOpenAI, forgetful: true},
-	{label: "OpenAI-like, separate summarizer, forgetting", prices: bench.PricesOpenAI, separate: true, forgetful: true},
+	{label: "no caching", prices: bench.PricesNoCache, hook: "no_cache"},
+	{label: "OpenAI-like", prices: bench.PricesOpenAI, hook: "openai"},
+	{label: "Anthropic-like", prices: bench.PricesAnthropic, hook: "anthropic"},
+	{label: "explicit breakpoints", prices: bench.PricesExplicit, hook: "explicit"},
+	{label: "OpenAI-like, separate summarizer 0.2x", prices: bench.PricesOpenAI, hook: "openai", separate: true},
+	{label: "OpenAI-like, forgetting", prices: bench.PricesOpenAI, hook: "openai", forgetful: true},
+	{label: "OpenAI-like, separate summarizer, forgetting", prices: bench.PricesOpenAI, hook: "openai", separate: true, forgetful: true},
 }
 
 func (c billColumn) config(recalls []bench.Recall, rule *bench.ForgetRule) bench.BillConfig {
@@ -75,8 +101,18 @@ type billKey struct {
 	strategy, column, rule string
 }
 
+// result is strategy s's run as billed in column c: for a priced strategy,
+// the run with c's prices; nil when there is none.
+func (run billRun) result(s string, c billColumn) *bench.SimResult {
+	if strings.HasSuffix(s, pricedSuffix) {
+		return run.results[s+"@"+c.hook]
+	}
+	return run.results[s]
+}
+
 // bill is strategy s's run billed as column c says (with rule instead of
-// the default forgetting rule, when set), computed once.
+// the default forgetting rule, when set), computed once. A strategy not
+// run for c costs NaN, which the tables print as "–".
 func (run billRun) bill(s string, c billColumn, rule *bench.ForgetRule) bench.Bill {
 	k := billKey{strategy: s, column: c.label}
 	if rule != nil {
@@ -85,7 +121,11 @@ func (run billRun) bill(s string, c billColumn, rule *bench.ForgetRule) bench.Bi
 	if b, ok := run.bills[k]; ok {
 		return b
 	}
-	b := bench.BillOf(run.results[s], c.config(run.recalls, rule))
+	r := run.result(s, c)
+	if r == nil {
+		return bench.Bill{Cost: math.NaN()}
+	}
+	b := bench.BillOf(r, c.config(run.recalls, rule))
 	run.bills[k] = b
 	return b
 }
@@ -99,11 +139,11 @@ type billShape struct {
 // runBills runs every billed strategy over every shape and seed; compactTo
 // 0 leaves the hook's default.
 func runBills(ctx context.Context, steps, window int, prepareAt, compactTo float64) ([]billShape, error) {
-	strategies := billStrategies
-	if prepareAt == 0 {
-		strategies = slices.DeleteFunc(slices.Clone(strategies), func(s string) bool {
-			return s == bench.StrategyPrepared || s == bench.StrategyPreparedAligned
-		})
+	var strategies []string
+	for _, s := range billStrategies {
+		if !strings.HasSuffix(s, pricedSuffix) && (prepareAt != 0 || (s != bench.StrategyPrepared && s != bench.StrategyPreparedAligned)) {
+			strategies = append(strategies, s)
+		}
 	}
 	var out []billShape
 	for _, shape := range bench.Shapes {
@@ -119,9 +159,22 @@ func runBills(ctx context.Context, steps, window int, prepareAt, compactTo float
 			for _, r := range res {
 				run.results[r.Strategy] = r
 			}
+			for _, set := range hookPriceSets {
+				names := slices.DeleteFunc(slices.Clone(set.strategies), func(s string) bool { return !slices.Contains(strategies, s) })
+				prices := set.prices
+				cfg.Strategies, cfg.Prices = names, &prices
+				priced, err := bench.Simulate(ctx, cfg)
+				if err != nil {
+					return nil, fmt.Errorf("prices %s: %w", set.name, err)
+				}
+				for _, r := range priced {
+					run.results[r.Strategy+pricedSuffix+"@"+set.name] = r
+				}
+				res = append(res, priced...)
+			}
 			// Every bill the report reads, made now, so the requests
 			// (every message of every run) need not stay in memory.
-			for _, s := range strategies {
+			for _, s := range billStrategies {
 				for _, c := range billColumns {
 					run.bill(s, c, nil)
 				}
@@ -143,18 +196,19 @@ func runBills(ctx context.Context, steps, window int, prepareAt, compactTo float
 func (bs billShape) strategiesOf() []string {
 	var out []string
 	for _, s := range billStrategies {
-		if bs.runs[0].results[s] != nil {
+		if bs.runs[0].result(s, billColumns[1]) != nil {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// perSeed applies f to strategy s of every seed.
+// perSeed applies f to strategy s of every seed (for a priced strategy,
+// to its run with the OpenAI-like prices).
 func (bs billShape) perSeed(s string, f func(billRun, *bench.SimResult) float64) []float64 {
 	out := make([]float64, len(bs.runs))
 	for i, run := range bs.runs {
-		out[i] = f(run, run.results[s])
+		out[i] = f(run, run.result(s, billColumns[1]))
 	}
 	return out
 }
@@ -221,6 +275,10 @@ func billReport(all []billShape, steps, window int) string {
 				cost := median(bs.perSeed(s, func(run billRun, _ *bench.SimResult) float64 {
 					return run.bill(s, c, nil).Cost
 				}))
+				if math.IsNaN(cost) {
+					b.WriteString(" – |")
+					continue
+				}
 				fmt.Fprintf(&b, " %s (%.2f) |", kilo(cost), bs.ratio(s, bench.StrategyEino, c, nil))
 			}
 			b.WriteString("\n")
@@ -236,6 +294,10 @@ func billReport(all []billShape, steps, window int) string {
 			in := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Main.Input) })
 			cached := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Main.Read) })
 			writes := med(func(run billRun, r *bench.SimResult) float64 { return float64(anthropic(run, r).Main.Written) })
+			writesCell := kilo(writes)
+			if bs.runs[0].result(s, billColumns[2]) == nil {
+				writesCell = "–"
+			}
 			out := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Main.Output) })
 			sin := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Summarizer.Input) })
 			scached := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Summarizer.Read) })
@@ -244,7 +306,7 @@ func billReport(all []billShape, steps, window int) string {
 			forgot := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Forgotten) })
 			extra := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).ExtraCalls) })
 			fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f / %.0f |\n",
-				s, comp, kilo(in), kilo(cached), kilo(writes), kilo(out), kilo(sin), kilo(scached), kilo(sout), resent, forgot, extra)
+				s, comp, kilo(in), kilo(cached), writesCell, kilo(out), kilo(sin), kilo(scached), kilo(sout), resent, forgot, extra)
 		}
 		b.WriteString("\n")
 		b.WriteString(moneyTable(bs))
@@ -328,14 +390,21 @@ func rankingTable(bs billShape) string {
 func targetsTable(all []billShape) string {
 	var b strings.Builder
 	b.WriteString("#### Targets of the bill (issue 23; median seed, every shape)\n\n")
+	fmt.Fprintf(&b, "Each target is measured for einocompact in its defaults and, on the rows marked %q, with `HookConfig.Prices` set to the column's prices.\n\n", pricedSuffix)
 	b.WriteString("| bill | shape | issue's \"now\" | target | measured | met |\n|---|---|---:|---:|---:|---|\n")
 	for _, t := range billTargets() {
-		for _, bs := range all {
-			if bs.runs[0].results[t.ours] == nil {
-				continue
+		for _, suffix := range []string{"", pricedSuffix} {
+			ours, theirs := t.ours+suffix, t.theirs
+			if theirs != bench.StrategyEino {
+				theirs += suffix
 			}
-			v := bs.ratio(t.ours, t.theirs, t.column, nil)
-			fmt.Fprintf(&b, "| %s / %s, %s | %s | %s | <= %.2f | %.2f | %s |\n", t.ours, t.theirs, t.label, bs.shape, t.issueBefore, t.limit, v, yes(v <= t.limit))
+			for _, bs := range all {
+				if bs.runs[0].result(ours, t.column) == nil || bs.runs[0].result(theirs, t.column) == nil {
+					continue
+				}
+				v := bs.ratio(ours, theirs, t.column, nil)
+				fmt.Fprintf(&b, "| %s / %s, %s | %s | %s | <= %.2f | %.3f | %s |\n", ours, theirs, t.label, bs.shape, t.issueBefore, t.limit, v, yes(v <= t.limit))
+			}
 		}
 	}
 	b.WriteString("\n")

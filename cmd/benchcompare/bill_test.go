@@ -29,9 +29,9 @@ func TestBillTargetMedianOfSeeds(t *testing.T) {
 		ratio string
 		met   string
 	}{
-		{[]float64{80, 90, 200}, "0.90", "**no**"},
-		{[]float64{80, 84, 200}, "0.84", "yes"},
-		{[]float64{85, 85, 85}, "0.85", "yes"},
+		{[]float64{80, 90, 200}, "0.900", "**no**"},
+		{[]float64{80, 84, 200}, "0.840", "yes"},
+		{[]float64{85, 85, 85}, "0.850", "yes"},
 	}
 	for _, c := range cases {
 		bs := shape(c.costs...)
