@@ -77,6 +77,9 @@
 //   - Sharing compactions between replicas: Store (MemoryStore keeps one
 //     in process), Lease, Digest, Identifier, ErrLeaseLost.
 //   - Eino callbacks: ComponentCompaction and CompactionInput.
+//   - What a compaction costs against what it saves (HookConfig.Prices):
+//     Prices, relative to an uncached input token, and PricesPreset with
+//     PricesOpenAI, PricesAnthropic and PricesNoCache.
 //   - Counter settings: ApproximateConfig, NoCharge, and their bounds
 //     MinCharsPerToken, MaxCharsPerToken, MaxAttachmentCharge.
 package compaction
