@@ -123,6 +123,9 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 	hook, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
 		Compactor: setup.compactor, ContextWindow: r.window, CompactAt: r.at, CompactTo: r.to,
 		TokenCounter: counter, Logger: log,
+		// The command compacts with the strategy asked for; it does not
+		// substitute another when that one fails.
+		DisableFallback: true,
 	})
 	if err != nil {
 		if msg := r.floorProblem(setup.compactor); msg != "" {
@@ -168,6 +171,12 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 	rep, err := decide(ctx, state)
 	if err != nil {
 		return err
+	}
+	if rep.Err != nil {
+		// The compactor ran and failed without an error for the run (a
+		// dead summarizer, RaiseOnFailure off): no transcript with nothing
+		// left to compact, and no success.
+		return fmt.Errorf("%s failed, nothing was compacted: %w", r.strategy, rep.Err)
 	}
 	switch {
 	case !rep.Triggered:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -193,5 +194,33 @@ func TestSummaryTokensFlag(t *testing.T) {
 		if code != 0 || !strings.Contains(stdout, "compacted in") {
 			t.Fatalf("%v: exit %d, stdout %q, stderr %q", extra, code, stdout, stderr)
 		}
+	}
+}
+
+// TestDeadSummarizerFailsTheCommand: a summarizer endpoint that refuses
+// connections makes the command exit 1 naming the cause, not exit 0 with
+// "found nothing it may compact", and no output file is written.
+func TestDeadSummarizerFailsTheCommand(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String() + "/v1"
+	if err := ln.Close(); err != nil { // nothing listens there any more
+		t.Fatal(err)
+	}
+	env := map[string]string{"SUMMARIZER_BASE_URL": dead, "SUMMARIZER_API_KEY": "k", "SUMMARIZER_MODEL": "tiny"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	out := filepath.Join(t.TempDir(), "out.json")
+	code, stdout, stderr := mtRun(t, lookup, "compact", "--in", "testdata/coding.eino.json", "--window", "3000", "--quiet", "--out", out)
+	if code != 1 || strings.Contains(stdout, "nothing it may compact") {
+		t.Fatalf("exit %d, stdout %q; want exit 1 and no claim that nothing could be compacted", code, stdout)
+	}
+	if !strings.Contains(stderr, "summarize failed") || !strings.Contains(stderr, "connection refused") {
+		t.Errorf("stderr does not name the failure and its cause:\n%s", stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("an output file was written: %v", err)
 	}
 }

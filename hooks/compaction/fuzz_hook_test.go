@@ -44,7 +44,10 @@ func FuzzHook(f *testing.F) {
 			t.Fatal(err)
 		}
 		h, err := NewCompactionHook(ctx, &HookConfig{Compactor: c, ContextWindow: 1 + int(window), CompactAt: compactAt, CompactTo: compactTo,
-			TokenCounter: fc4, Logger: slog.New(slog.DiscardHandler)})
+			TokenCounter: fc4, Logger: slog.New(slog.DiscardHandler),
+			// The invariants expect summaries only; the model-free fallback
+			// is tested by TestHookFallsBackWhenSummarizationFails.
+			DisableFallback: true})
 		if err != nil {
 			// The target the hook aims for: CompactTo's, or below 12/13 of
 			// the trigger so that the band above it (1/12) stays below it.

@@ -74,6 +74,18 @@ type HookConfig struct {
 	// Default none.
 	OnPrepared func(ctx context.Context, d PreparedDone)
 
+	// DisableFallback turns off the model-free fallback. By default, when
+	// a triggered compaction fails without failing the run (every
+	// summarizer round failed with RaiseOnFailure false, or the result was
+	// not smaller; see Report.Err) and the coming call is still estimated
+	// above ContextWindow, the hook compacts towards the usual target
+	// without a model: tool-result pruning, then the sliding window, each
+	// with its defaults, so the provider does not reject the call for its
+	// length while anything can be removed (Report.Fallback, a Warn record).
+	// What the sliding window drops is lost; set this to keep the
+	// conversation whole and let the call go out too large (Report.Overflow).
+	DisableFallback bool
+
 	// Store, when set, shares compactions with every hook using the same
 	// store (the replicas of a service; see Store and docs/deployment.md):
 	// a conversation prefix is compacted once across them, and a result
@@ -151,8 +163,9 @@ type CompactionHook struct {
 	kind       string  // the compactor's type name, for errors and callbacks
 	jobs       *jobSet // compactor calls in flight and prepared results
 	backoff    backoffs
-	sharing    *sharing // nil: no Store
-	prices     *Prices  // nil: no bill rule
+	fallback   []fallbackStage // nil: HookConfig.DisableFallback
+	sharing    *sharing        // nil: no Store
+	prices     *Prices         // nil: no bill rule
 }
 
 var (
@@ -167,7 +180,7 @@ var (
 // (ContextWindow*CompactTo, or the lower one Thresholds aims for) at or below
 // the floor of a compactor that implements SizeFloor is rejected too, since
 // every call would compact again.
-func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, error) {
+func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("compaction: nil HookConfig")
 	}
@@ -212,6 +225,13 @@ func NewCompactionHook(_ context.Context, cfg *HookConfig) (*CompactionHook, err
 	h := &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
 		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet(),
 		prices: prices}
+	if !cfg.DisableFallback {
+		fb, err := newFallback(ctx)
+		if err != nil {
+			return nil, err
+		}
+		h.fallback = fb
+	}
 	if cfg.Store != nil {
 		s, err := newSharing(h, cfg)
 		if err != nil {
@@ -342,6 +362,9 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	}
 	if !done && err == nil {
 		err = h.compactNow(ctx, state, &r)
+	}
+	if err == nil {
+		h.fallBack(ctx, state, &r)
 	}
 	if h.prepareAt > 0 && err == nil && r.Compacted && !r.Preparing {
 		// A compaction that leaves the call at or above PrepareAt (what
@@ -534,7 +557,7 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 	r.Compacted, r.MessagesAfter, r.TokensAfter = true, len(compacted), left
 	h.log.InfoContext(ctx, "compaction applied", "step", r.Step, "messages_before", r.MessagesBefore,
 		"messages_after", r.MessagesAfter, "tokens_before", r.TokensBefore, "tokens_after", left,
-		"target_tokens", r.Target, "rounds", len(r.Rounds), "duration", r.Duration, "prepared", r.Prepared)
+		"target_tokens", r.Target, "rounds", len(r.Rounds), "duration", r.Duration, "prepared", r.Prepared, "fallback", r.Fallback)
 	return nil
 }
 

@@ -9,9 +9,10 @@
 //
 // Instruments (all prefixed "einocompact."):
 //
-//	compactions          counter    triggered compactions; attribute outcome = compacted | declined | failed | backed_off | deferred | unprofitable
+//	compactions          counter    triggered compactions; attribute outcome = compacted | declined | failed | backed_off | deferred | unprofitable | fallback
 //	                                 (deferred: a prepared compaction was still being written, see HookConfig.PrepareAt)
 //	                                 (unprofitable: HookConfig.Prices found the result costs more than it saves; not applied)
+//	                                 (fallback: the compaction failed and a model-free one ran, see Report.Fallback)
 //	tokens_saved         counter    tokens removed by compactions ({token})
 //	cache.invalidated    counter    cached prefix tokens applied compactions made the provider drop, estimated from the previous request ({token})
 //	summarizer.rounds    counter    summarizer rounds; attributes tier, ok, shape = transcript | cache_aligned
@@ -73,6 +74,10 @@ func (o *Observer) ObserveCompaction(ctx context.Context, r compaction.Report) {
 		outcome = "backed_off"
 	case r.Unprofitable:
 		outcome = "unprofitable"
+	case r.Fallback != "":
+		// The compaction failed and a model-free one (Report.Fallback)
+		// kept the call within the window.
+		outcome = "fallback"
 	case r.Err != nil:
 		outcome = "failed"
 	case r.Compacted:

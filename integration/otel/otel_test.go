@@ -36,6 +36,10 @@ func TestObserverRecords(t *testing.T) {
 	// went out while its prepared compaction was being written.
 	obs.ObserveCompaction(ctx, compaction.Report{Triggered: true, BackedOff: true})
 	obs.ObserveCompaction(ctx, compaction.Report{Triggered: true, Deferred: true})
+	// A failed summary replaced by pruning: not counted as failed nor as
+	// compacted; its saving counts.
+	obs.ObserveCompaction(ctx, compaction.Report{Triggered: true, Compacted: true, Err: errors.New("down"),
+		Fallback: compaction.StrategyToolResultPruning, TokensBefore: 1000, TokensAfter: 400})
 
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(ctx, &rm); err != nil {
@@ -65,7 +69,7 @@ func TestObserverRecords(t *testing.T) {
 		"einocompact.compactions/outcome=compacted":                                       1,
 		"einocompact.compactions/outcome=failed":                                          1,
 		"einocompact.compactions/outcome=declined":                                        1,
-		"einocompact.tokens_saved":                                                        600,
+		"einocompact.tokens_saved":                                                        600 + 600,
 		"einocompact.compactions/outcome=unprofitable":                                    1,
 		"einocompact.cache.invalidated":                                                   750,
 		"einocompact.summarizer.rounds/ok=true/shape=cache_aligned/tier=historical_turns": 1,
@@ -75,13 +79,14 @@ func TestObserverRecords(t *testing.T) {
 		"einocompact.summarizer.tokens/direction=cached_input":                            384,
 		"einocompact.compactions/outcome=backed_off":                                      1,
 		"einocompact.compactions/outcome=deferred":                                        1,
+		"einocompact.compactions/outcome=fallback":                                        1,
 	}
 	for k, v := range want {
 		if sums[k] != v {
 			t.Errorf("%s = %d, want %d (all: %v)", k, sums[k], v, sums)
 		}
 	}
-	if hist["einocompact.summarizer.latency"] != 2 || hist["einocompact.compaction.duration"] != 4 {
+	if hist["einocompact.summarizer.latency"] != 2 || hist["einocompact.compaction.duration"] != 5 {
 		t.Errorf("histograms %v", hist)
 	}
 }

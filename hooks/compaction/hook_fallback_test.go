@@ -1,0 +1,105 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+// TestHookFallsBackWhenSummarizationFails: when every summarizer round
+// fails (RaiseOnFailure false) and the coming call is still estimated above
+// the window, the hook compacts without a model, tool-result pruning first,
+// then the sliding window, and reports which ran; Report.Err keeps the
+// summarizer's error. Below the window, or with DisableFallback, nothing
+// replaces the failed summary.
+func TestHookFallsBackWhenSummarizationFails(t *testing.T) {
+	t.Parallel()
+	down := errors.New("dial tcp 127.0.0.1:9: connect: connection refused")
+	const window = 1000 // trigger 700, target 400 (fc1: a token a character)
+	tests := []struct {
+		name         string
+		conv         []*schema.Message
+		disable      bool
+		wantFallback string
+	}{
+		{
+			name: "one old tool result is enough to prune",
+			conv: []*schema.Message{sys("rules"), user("task"), call("c1"), result("c1", rep("page ", 200)),
+				call("c2"), result("c2", "ok"), call("c3"), result("c3", "ok")},
+			wantFallback: StrategyToolResultPruning,
+		},
+		{
+			name: "pruning is not enough: the sliding window follows",
+			conv: []*schema.Message{sys("rules"), user("old question"), asst(rep("old answer ", 40)), user("task"),
+				call("c1"), result("c1", rep("page ", 80)), call("c2"), result("c2", "ok")},
+			wantFallback: StrategyToolResultPruning + "+" + StrategySlidingWindow,
+		},
+		{
+			name: "no tool result to prune: the sliding window alone",
+			conv: []*schema.Message{sys("rules"), user("old question"), asst(rep("old answer ", 90)), user("task"),
+				call("c1"), result("c1", "ok")},
+			wantFallback: StrategySlidingWindow,
+		},
+		{
+			name: "below the window: no fallback",
+			conv: []*schema.Message{sys("rules"), user("old question"), asst(rep("old answer ", 70)), user("task"),
+				call("c1"), result("c1", "ok")},
+		},
+		{
+			name: "DisableFallback",
+			conv: []*schema.Message{sys("rules"), user("old question"), asst(rep("old answer ", 90)), user("task"),
+				call("c1"), result("c1", "ok")},
+			disable: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			comp, _, _ := scNew(t, &scModel{t: t, fixed: &scStep{err: down}}, scConfig{})
+			var observed Report
+			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: comp, ContextWindow: window, TokenCounter: fc1,
+				Logger: discardLogger(), DisableFallback: tc.disable,
+				Observer: ObserverFunc(func(_ context.Context, r Report) { observed = r })})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := slices.Clone(tc.conv)
+			st := &hooks.State{Messages: tc.conv, StepCount: 4}
+			before := count(fc1, tc.conv...)
+			r, err := h.Decide(context.Background(), st)
+			if err != nil || !r.Triggered {
+				t.Fatalf("triggered=%v err=%v", r.Triggered, err)
+			}
+			if !errors.Is(r.Err, down) {
+				t.Errorf("Report.Err = %v, want the summarizer's error", r.Err)
+			}
+			if r.Fallback != tc.wantFallback || observed.Fallback != tc.wantFallback {
+				t.Fatalf("Fallback = %q (observer %q), want %q", r.Fallback, observed.Fallback, tc.wantFallback)
+			}
+			after := count(fc1, st.Messages...)
+			if tc.wantFallback == "" {
+				if r.Compacted || after != before {
+					t.Fatalf("compacted=%v, %d tokens from %d, want the conversation untouched", r.Compacted, after, before)
+				}
+				if r.Overflow != (before > window) {
+					t.Errorf("Overflow = %v with %d tokens in a %d-token window", r.Overflow, before, window)
+				}
+				return
+			}
+			if !r.Compacted || after > window || r.Overflow || r.TokensAfter != after {
+				t.Errorf("compacted=%v overflow=%v, %d tokens (Report %d), want a conversation that fits %d", r.Compacted, r.Overflow, after, r.TokensAfter, window)
+			}
+			if err := newPairingFaults(in, st.Messages); err != nil {
+				t.Errorf("the fallback broke tool-call pairing: %v", err)
+			}
+			if last := st.Messages[len(st.Messages)-1]; last != in[len(in)-1] {
+				t.Errorf("the newest message was not kept: %q", last.Content)
+			}
+		})
+	}
+}
