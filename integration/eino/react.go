@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"sync"
 
 	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/components/model"
@@ -15,10 +17,59 @@ import (
 )
 
 // failureKey marks the sentinel message a failed hook leaves in the react
-// agent's state. Its value is a *hookFailure, which only this package makes.
+// agent's state. Its value is a string, the id under which the installation's
+// failures hold the hook's error: Extra must stay encodable (Eino checkpoints
+// state with gob, and a pointer to an unexported type is not), and the error
+// itself, with what errors.Is finds in it, cannot travel through gob.
 const failureKey = "einocompact.hook_failure"
 
-type hookFailure struct{ err error }
+// maxHeldFailures bounds the errors held for sentinels no model call has read
+// yet (a run interrupted between the hook and the model call leaves one).
+const maxHeldFailures = 1024
+
+// failures holds the errors of failed hook runs from the rewriter that
+// records them until the wrapped model's call that reports them.
+type failures struct {
+	mu   sync.Mutex
+	next uint64
+	errs map[string]error
+}
+
+// hold records err and returns the id to put in the sentinel.
+func (f *failures) hold(err error) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.errs == nil {
+		f.errs = make(map[string]error)
+	}
+	if len(f.errs) >= maxHeldFailures {
+		for id := range f.errs {
+			delete(f.errs, id)
+			break
+		}
+	}
+	f.next++
+	id := strconv.FormatUint(f.next, 10)
+	f.errs[id] = err
+	return id
+}
+
+// take returns, and forgets, the error held under id. An id no longer held
+// (read already, or the state was restored in another process) still fails
+// the call, with ErrHookFailed.
+func (f *failures) take(id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err, ok := f.errs[id]; ok {
+		delete(f.errs, id)
+		return err
+	}
+	return fmt.Errorf("einoint: %w (its error is no longer held)", ErrHookFailed)
+}
+
+// ErrHookFailed is returned by a react agent's model call whose input holds
+// the sentinel of a failed hook whose own error is no longer available.
+var ErrHookFailed = errors.New("a hook failed before this model call")
 
 // InstallReact makes hook run before every model call of the react agent
 // built from cfg, as its MessageRewriter, with the messages accumulated in the
@@ -70,18 +121,19 @@ func InstallReact(ctx context.Context, cfg *react.AgentConfig, hook hooks.Hook) 
 		infos = append(infos, info)
 	}
 	prev := cfg.MessageRewriter
+	held := &failures{}
 	cfg.MessageRewriter = func(ctx context.Context, msgs []*schema.Message) []*schema.Message {
 		if prev != nil {
 			msgs = prev(ctx, msgs)
 		}
-		return rewrite(ctx, hook, msgs, infos)
+		return rewrite(ctx, hook, msgs, infos, held)
 	}
-	cfg.ToolCallingModel = &failingModel{inner: cfg.ToolCallingModel}
+	cfg.ToolCallingModel = &failingModel{inner: cfg.ToolCallingModel, held: held}
 	return nil
 }
 
 // rewrite runs hook on a copy of msgs; see InstallReact for the error path.
-func rewrite(ctx context.Context, hook hooks.Hook, msgs []*schema.Message, infos []*schema.ToolInfo) []*schema.Message {
+func rewrite(ctx context.Context, hook hooks.Hook, msgs []*schema.Message, infos []*schema.ToolInfo, held *failures) []*schema.Message {
 	hs := &hooks.State{
 		Messages:      slices.Clone(msgs),
 		Tools:         slices.Clone(infos),
@@ -97,7 +149,7 @@ func rewrite(ctx context.Context, hook hooks.Hook, msgs []*schema.Message, infos
 		sentinel := &schema.Message{
 			Role:    schema.System,
 			Content: "einocompact: a hook failed; this message never reaches the model",
-			Extra:   map[string]any{failureKey: &hookFailure{err: fmt.Errorf("einoint: %s: %w", hooks.HookName(hook), err)}},
+			Extra:   map[string]any{failureKey: held.hold(fmt.Errorf("einoint: %s: %w", hooks.HookName(hook), err))},
 		}
 		return append(slices.Clone(msgs), sentinel)
 	}
@@ -136,13 +188,13 @@ func repliesSinceUser(msgs []*schema.Message) int {
 }
 
 // hookError returns the error of the newest sentinel in msgs, if any.
-func hookError(msgs []*schema.Message) error {
+func (m *failingModel) hookError(msgs []*schema.Message) error {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i] == nil {
 			continue
 		}
-		if f, ok := msgs[i].Extra[failureKey].(*hookFailure); ok {
-			return f.err
+		if id, ok := msgs[i].Extra[failureKey].(string); ok {
+			return m.held.take(id)
 		}
 	}
 	return nil
@@ -152,11 +204,12 @@ func hookError(msgs []*schema.Message) error {
 // is the model it wraps.
 type failingModel struct {
 	inner model.ToolCallingChatModel
+	held  *failures
 }
 
 // Generate returns the hook's error, or the inner model's reply.
 func (m *failingModel) Generate(ctx context.Context, in []*schema.Message, opts ...model.Option) (*schema.Message, error) {
-	if err := hookError(in); err != nil {
+	if err := m.hookError(in); err != nil {
 		return nil, err
 	}
 	return m.inner.Generate(ctx, in, opts...)
@@ -164,7 +217,7 @@ func (m *failingModel) Generate(ctx context.Context, in []*schema.Message, opts 
 
 // Stream returns the hook's error, or the inner model's stream.
 func (m *failingModel) Stream(ctx context.Context, in []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	if err := hookError(in); err != nil {
+	if err := m.hookError(in); err != nil {
 		return nil, err
 	}
 	return m.inner.Stream(ctx, in, opts...)
@@ -176,7 +229,7 @@ func (m *failingModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingCha
 	if err != nil {
 		return nil, err
 	}
-	return &failingModel{inner: inner}, nil
+	return &failingModel{inner: inner, held: m.held}, nil
 }
 
 // IsCallbacksEnabled reports what the inner model does, so Eino wraps the

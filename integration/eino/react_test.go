@@ -1,7 +1,9 @@
 package einoint
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -189,5 +191,45 @@ func TestReactKeepsExistingRewriter(t *testing.T) {
 	}
 	if !sawSystem || srv.Requests()[0].System()[0] != "from the old rewriter" {
 		t.Errorf("old rewriter did not run before the hook")
+	}
+}
+
+// TestReactHookFailureSentinelSurvivesGob: the sentinel a failed hook leaves
+// in the react agent's messages must survive gob, which Eino's checkpoints
+// use, and the model call that reads it back must still fail with the
+// hook's error (errors.Is), once; a sentinel read again fails with
+// ErrHookFailed. Before, its Extra held a *hookFailure, which gob refuses.
+func TestReactHookFailureSentinelSurvivesGob(t *testing.T) {
+	t.Parallel()
+	hookErr := errors.New("summarizer down")
+	srv := openaitest.Start(t, toolLoop(0))
+	ctx := context.Background()
+	cfg := &react.AgentConfig{ToolCallingModel: chatModel(t, srv)}
+	if err := InstallReact(ctx, cfg, hooks.Func(func(context.Context, *hooks.State) error { return hookErr })); err != nil {
+		t.Fatal(err)
+	}
+	out := cfg.MessageRewriter(ctx, []*schema.Message{schema.UserMessage("go")})
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(out); err != nil {
+		t.Fatalf("gob cannot encode the messages holding the hook's sentinel: %v", err)
+	}
+	var back []*schema.Message
+	if err := gob.NewDecoder(&buf).Decode(&back); err != nil {
+		t.Fatalf("gob decode: %v", err)
+	}
+	tests := []struct {
+		name   string
+		wantIs error
+	}{
+		{"first call reports the hook's error", hookErr},
+		{"a second call reports that a hook failed", ErrHookFailed},
+	}
+	for _, tt := range tests { // in order: the first call takes the error
+		if _, err := cfg.ToolCallingModel.Generate(ctx, back); !errors.Is(err, tt.wantIs) {
+			t.Fatalf("%s: Generate error %v, want errors.Is %v", tt.name, err, tt.wantIs)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("provider saw %d requests, want none", n)
 	}
 }
