@@ -37,6 +37,9 @@ func arWithRun(ctx context.Context, r *arRun) context.Context {
 
 // arModel is the agent's own chat model.
 type arModel struct {
+	// window, when above 0, rejects a prompt larger than window fc4 tokens
+	// as a provider rejects one over its context length.
+	window   int
 	ids      atomic.Int64
 	mu       sync.Mutex
 	problems []string
@@ -48,6 +51,12 @@ func (m *arModel) Generate(ctx context.Context, in []*schema.Message, _ ...model
 		m.problems = append(m.problems, err.Error())
 		m.mu.Unlock()
 		return nil, fmt.Errorf("400 bad request: %w", err)
+	}
+	if n := count(fc4, in...); m.window > 0 && n > m.window {
+		m.mu.Lock()
+		m.problems = append(m.problems, fmt.Sprintf("prompt of %d tokens over the %d-token window", n, m.window))
+		m.mu.Unlock()
+		return nil, fmt.Errorf("400 context_length_exceeded: %d tokens, window %d", n, m.window)
 	}
 	run, _ := ctx.Value(arRunKey{}).(*arRun)
 	if run == nil {

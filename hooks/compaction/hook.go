@@ -58,8 +58,9 @@ type HookConfig struct {
 	// CompactAt up to the ceiling while the summary is being written, never
 	// the window.
 	//
-	// A preparation that fails (the compactor errs or declines, or returns
-	// a result the trigger would refuse) is started again, like a failed
+	// A preparation that fails (the compactor errs or declines after failed
+	// summarizer rounds, or returns a result the trigger would refuse) is
+	// started again (one that declined without a failure at the next call), like a failed
 	// compaction at the trigger, once the conversation has grown by 10 % of
 	// ContextWindow since it started or 8 model calls have passed: the
 	// trigger then usually finds a summary ready after a transient error,

@@ -3,7 +3,9 @@ package compaction
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
@@ -99,6 +101,66 @@ func TestHookFallsBackWhenSummarizationFails(t *testing.T) {
 			}
 			if last := st.Messages[len(st.Messages)-1]; last != in[len(in)-1] {
 				t.Errorf("the newest message was not kept: %q", last.Content)
+			}
+		})
+	}
+}
+
+// TestAgentRunFallsBackWhenSummarizerIsDead: an agent whose summarizer
+// refuses every call (RaiseOnFailure false) keeps working past the window:
+// the model-free fallback keeps every prompt within it, and the Observer
+// hears of the cause and of the fallback. With DisableFallback the provider
+// rejects a prompt for its length and the run fails.
+func TestAgentRunFallsBackWhenSummarizerIsDead(t *testing.T) {
+	t.Parallel()
+	down := errors.New("dial tcp 127.0.0.1:9: connect: connection refused")
+	for _, disable := range []bool{false, true} {
+		t.Run(fmt.Sprintf("DisableFallback=%v", disable), func(t *testing.T) {
+			t.Parallel()
+			sum := &scModel{t: t, fixed: &scStep{err: down}}
+			c, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: sum, ApproximateSummaryTokens: new(20), Logger: discardLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			var fellBack, failed int
+			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: c, ContextWindow: 400, TokenCounter: fc4,
+				Logger: discardLogger(), DisableFallback: disable,
+				Observer: ObserverFunc(func(_ context.Context, r Report) {
+					mu.Lock()
+					defer mu.Unlock()
+					if errors.Is(r.Err, down) {
+						failed++
+					}
+					if r.Fallback != "" {
+						fellBack++
+					}
+				})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &arModel{window: 400}
+			input := []*schema.Message{sys("be brief"), user("older request"), asst(rep("older answer ", 30)), user("collect the pages")}
+			res, err := arAgent(t, m, h).Run(arWithRun(context.Background(), &arRun{steps: 12}), input)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(sum.prompts()) == 0 || failed == 0 {
+				t.Fatalf("summarizer calls %d, reports with its error %d: the test proves nothing", len(sum.prompts()), failed)
+			}
+			if disable {
+				if err == nil || fellBack != 0 {
+					t.Fatalf("Run = %v with %d fallbacks; want the provider's context-length error", err, fellBack)
+				}
+				return
+			}
+			if err != nil || len(m.seenProblems()) > 0 {
+				t.Fatalf("Run = %v, rejected prompts %v; want every prompt within the window", err, m.seenProblems())
+			}
+			if fellBack == 0 {
+				t.Error("no report named a fallback")
+			}
+			if err := arCheckResult(res, "collect the pages"); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
