@@ -3,6 +3,7 @@ package redis
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -54,8 +55,9 @@ type replica struct {
 func (r replica) summarizerCalls() int { return len(r.llm.Requests()) }
 
 // newReplica builds a replica on client. respond answers its summarizer
-// (nil: a short summary at once); prepare false turns PrepareAt off.
-func newReplica(t *testing.T, client goredis.UniversalClient, respond openaitest.Responder, prepare bool) replica {
+// (nil: a short summary at once); prepare false turns PrepareAt off; opts
+// edit the store's Config.
+func newReplica(t *testing.T, client goredis.UniversalClient, respond openaitest.Responder, prepare bool, opts ...func(*Config)) replica {
 	t.Helper()
 	ctx := context.Background()
 	if respond == nil {
@@ -72,7 +74,11 @@ func newReplica(t *testing.T, client goredis.UniversalClient, respond openaitest
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := New(Config{Client: client, KeyPrefix: "test:", PollInterval: 5 * time.Millisecond, Logger: quiet()})
+	scfg := Config{Client: client, KeyPrefix: "test:", PollInterval: 5 * time.Millisecond, Logger: quiet()}
+	for _, o := range opts {
+		o(&scfg)
+	}
+	store, err := New(scfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,6 +350,65 @@ func TestRedisStoreRejectsBadConfig(t *testing.T) {
 	} {
 		if _, err := New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err=%v, want one naming %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestRedisSealedEntries: with Seal and Open, what Redis holds is the
+// sealed form (no summary text readable there), replicas sharing the
+// key still apply each other's compactions, and one whose Open refuses
+// an entry (another key) compacts itself.
+func TestRedisSealedEntries(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	sealer := func(key byte) (func([]byte) ([]byte, error), func([]byte) ([]byte, error)) {
+		xor := func(b []byte) []byte {
+			out := make([]byte, len(b))
+			for i, c := range b {
+				out[i] = c ^ key
+			}
+			return out
+		}
+		seal := func(plain []byte) ([]byte, error) { return append([]byte{key}, xor(plain)...), nil }
+		open := func(sealed []byte) ([]byte, error) {
+			if len(sealed) == 0 || sealed[0] != key {
+				return nil, errors.New("sealed with another key")
+			}
+			return xor(sealed[1:]), nil
+		}
+		return seal, open
+	}
+	withSeal := func(key byte) func(*Config) {
+		return func(c *Config) { c.Seal, c.Open = sealer(key) }
+	}
+	a := newReplica(t, client(t, srv), nil, false, withSeal(7))
+	if r, err := a.hook.Decide(ctx, &hooks.State{Messages: conv("ledger", 6)}); err != nil || !r.Compacted {
+		t.Fatalf("A: err=%v compacted=%v", err, r.Compacted)
+	}
+	if err := a.hook.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	admin := client(t, srv)
+	keys, err := admin.Keys(ctx, "test:{*}:entry").Result()
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("entries %v, err %v; want one", keys, err)
+	}
+	raw, err := admin.Get(ctx, keys[0]).Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("compiler output")) || bytes.Contains(raw, []byte("Fix the build")) {
+		t.Fatal("the stored entry holds conversation text in the clear")
+	}
+	for _, tc := range []struct {
+		name  string
+		key   byte
+		apply bool
+	}{{"same key", 7, true}, {"another key", 9, false}} {
+		b := newReplica(t, client(t, srv), nil, false, withSeal(tc.key))
+		r, err := b.hook.Decide(ctx, &hooks.State{Messages: copies(conv("ledger", 6))})
+		if err != nil || !r.Compacted || r.Shared != tc.apply {
+			t.Fatalf("%s: err=%v compacted=%v shared=%v, want shared=%v", tc.name, err, r.Compacted, r.Shared, tc.apply)
 		}
 	}
 }
