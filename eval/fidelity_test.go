@@ -39,7 +39,7 @@ func evalCompactor(t *testing.T, ledger *compaction.LedgerConfig) (compaction.Co
 	}
 	rc := &RoundCounter{}
 	c, err := compaction.NewSummarizationCompactor(context.Background(), &compaction.SummarizationConfig{
-		ChatModel: model, OnRound: rc.Observe, Ledger: ledger,
+		ChatModel: cutAtMaxTokens{model, compaction.DefaultCounter()}, OnRound: rc.Observe, Ledger: ledger,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -51,11 +51,14 @@ type SummarizationConfig struct {
 	MinKeepSteps *int
 	// ApproximateSummaryTokens is the size a summary is expected to have
 	// until the compactor has seen its summarizer's replies; from then on
-	// the size is learned from them (see docs/compaction.md). It only guides
-	// planning (how much to replace per round); it does not limit what the
-	// model writes. Must be >= 1. Nil: 64 tokens plus a sixth of what a
-	// round replaces, at most 2,048, which suits small windows as well as
-	// large ones.
+	// the size is learned from them (see docs/compaction.md). It guides
+	// planning (how much to replace per round), and the size planned for a
+	// round, this one or the learned one, is sent as the summarizer's max
+	// output tokens (model.WithMaxTokens, Round.MaxOutputTokens): a model
+	// that honours it cannot write more than the round counted on. Must be
+	// >= 1. Nil: 64 tokens plus a sixth of what a round replaces, at most
+	// 2,048, plus the identifier ledger's cap, which suits small windows as
+	// well as large ones.
 	ApproximateSummaryTokens *int
 	// SummaryInstruction is the summarizer's system prompt. Empty means
 	// DefaultSummaryInstruction; anything else replaces it entirely.
@@ -160,6 +163,12 @@ type Round struct {
 	// its cache (Usage.PromptTokenDetails.CachedTokens), over the round's
 	// calls; 0 when it reported none.
 	CachedTokens int
+	// MaxOutputTokens is the max output tokens the round's calls were sent
+	// (model.WithMaxTokens): the summary size the planner planned for the
+	// replaced messages, in the compaction counter's tokens, ledger block
+	// and tags included, so the model's text alone has that much room.
+	// 0 when the round failed before planning the size.
+	MaxOutputTokens int
 }
 
 // SummarizationCompactor replaces the least useful parts of a conversation
@@ -375,6 +384,16 @@ func (c *SummarizationCompactor) round(ctx context.Context, al *alignment, messa
 
 func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
 	entries := c.ledger.collect(messages, plan.Indices)
+	in, err := replacedTokens(ctx, messages, plan, counter)
+	if err != nil {
+		return nil, 0, countError{err}
+	}
+	// The planned summary size is the most the summarizer may write: a
+	// reply that runs longer is cut by the provider where the model honours
+	// max tokens, which is output the planner did not count on and the
+	// user pays for at the output price. A cut reply is still text, and the
+	// ledger below restores the identifiers it lost.
+	rep.MaxOutputTokens = c.estimate(in, target)
 	text, err := c.write(ctx, al, messages, plan, counter, rep)
 	if err != nil {
 		return nil, 0, err
@@ -401,7 +420,7 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, m
 	if err != nil && !errors.Is(err, ErrSummaryNotSmaller) {
 		return nil, 0, countError{err}
 	}
-	if lerr := c.learn(ctx, messages, plan, summary, counter); lerr != nil {
+	if lerr := c.learn(ctx, in, summary, counter); lerr != nil {
 		return nil, 0, countError{lerr}
 	}
 	return next, after, err
@@ -419,7 +438,7 @@ func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messa
 		rep.AlignedFallback = fallback
 		if fallback == "" {
 			rep.Shape, rep.InputTokens = ShapeCacheAligned, n
-			reply, err := c.call(ctx, prompt, opts, rep)
+			reply, err := c.call(ctx, prompt, append(opts, model.WithMaxTokens(rep.MaxOutputTokens)), rep)
 			if err != nil {
 				return "", err
 			}
@@ -441,7 +460,7 @@ func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messa
 		return "", countError{err}
 	}
 	rep.Shape, rep.Truncated, rep.InputTokens = ShapeTranscript, truncated, inputTokens
-	reply, err := c.call(ctx, promptWrapped(c.instruction, transcript), nil, rep)
+	reply, err := c.call(ctx, promptWrapped(c.instruction, transcript), []model.Option{model.WithMaxTokens(rep.MaxOutputTokens)}, rep)
 	if err != nil {
 		return "", err
 	}

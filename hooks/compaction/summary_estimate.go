@@ -139,18 +139,23 @@ func (c *SummarizationCompactor) pays(input, target int) bool {
 	return !observed || input > est
 }
 
-// learn records the size of a round's summary against what it replaced. A
-// counting error is returned like any other: every number the compactor
-// acts on is measured, none guessed.
-func (c *SummarizationCompactor) learn(ctx context.Context, messages []*schema.Message, plan Plan, summary *schema.Message, counter TokenCounter) error {
+// replacedTokens is the counter's size of the messages plan replaces.
+func replacedTokens(ctx context.Context, messages []*schema.Message, plan Plan, counter TokenCounter) (int, error) {
 	replaced := make([]*schema.Message, len(plan.Indices))
 	for n, i := range plan.Indices {
 		replaced[n] = messages[i]
 	}
 	in, err := counter.Count(ctx, replaced, nil)
 	if err != nil {
-		return fmt.Errorf("compaction: measuring what a summary replaced: %w", err)
+		return 0, fmt.Errorf("compaction: measuring what a summary replaces: %w", err)
 	}
+	return in, nil
+}
+
+// learn records the size of a round's summary against the in tokens it
+// replaced. A counting error is returned like any other: every number the
+// compactor acts on is measured, none guessed.
+func (c *SummarizationCompactor) learn(ctx context.Context, in int, summary *schema.Message, counter TokenCounter) error {
 	out, err := counter.Count(ctx, []*schema.Message{summary}, nil)
 	if err != nil {
 		return fmt.Errorf("compaction: measuring a summary: %w", err)
