@@ -60,9 +60,25 @@ func RequestTools(ctx context.Context) ([]*schema.ToolInfo, bool) {
 	return tools, ok
 }
 
+type sentConversationKey struct{}
+
+// withSentConversation returns a ctx carrying messages as the conversation
+// the agent sent, unless ctx carries one already: the outermost caller saw
+// the messages as they were sent. A Pipeline sets it before its stages run,
+// so a cache-aligned summarization stage after a pruning stage still sends
+// the agent's request as it was, not the pruned conversation the agent never
+// sent and the provider never cached.
+func withSentConversation(ctx context.Context, messages []*schema.Message) context.Context {
+	if _, ok := ctx.Value(sentConversationKey{}).([]*schema.Message); ok {
+		return ctx
+	}
+	return context.WithValue(ctx, sentConversationKey{}, messages)
+}
+
 // alignment is what a CacheAligned compaction knows of the agent's request:
-// the conversation Compact was given, where each of its messages stands in
-// it, and the tools the agent sends. It lives for one Compact call.
+// the conversation as the agent sent it (the one a Pipeline was given, else
+// the one Compact was given), where each of its messages stands in it, and
+// the tools the agent sends. It lives for one Compact call.
 type alignment struct {
 	sent []*schema.Message
 	// request is how many of sent's messages the agent's last request held:
@@ -72,24 +88,56 @@ type alignment struct {
 	request int
 	// pos is each message's 0-based position in sent; -1 for a message
 	// that appears twice, whose position a span could not name.
-	pos   map[*schema.Message]int
-	tools []*schema.ToolInfo
+	pos map[*schema.Message]int
+	// results is the position in sent of each tool result by its call id,
+	// -1 for an id answered twice: a result a pruning stage replaced with
+	// its placeholder stands for the sent result of the same call.
+	results map[string]int
+	tools   []*schema.ToolInfo
 }
 
 func newAlignment(ctx context.Context, messages []*schema.Message) *alignment {
-	al := &alignment{sent: messages, request: len(messages), pos: make(map[*schema.Message]int, len(messages))}
-	if last := LastAssistantIndex(messages); last > 0 {
+	sent := messages
+	if s, ok := ctx.Value(sentConversationKey{}).([]*schema.Message); ok {
+		sent = s
+	}
+	al := &alignment{sent: sent, request: len(sent), pos: make(map[*schema.Message]int, len(sent)),
+		results: map[string]int{}}
+	if last := LastAssistantIndex(sent); last > 0 {
 		al.request = last
 	}
-	for i, m := range messages {
+	for i, m := range sent {
 		if _, seen := al.pos[m]; seen {
 			al.pos[m] = -1
-			continue
+		} else {
+			al.pos[m] = i
 		}
-		al.pos[m] = i
+		if IsToolResult(m) && m.ToolCallID != "" {
+			if _, seen := al.results[m.ToolCallID]; seen {
+				al.results[m.ToolCallID] = -1
+			} else {
+				al.results[m.ToolCallID] = i
+			}
+		}
 	}
 	al.tools, _ = RequestTools(ctx)
 	return al
+}
+
+// position is where m, a message of the conversation being compacted,
+// stands in the conversation as sent: its own position, or, for a tool
+// result a ToolResultPruningCompactor replaced, the position of the result
+// it replaced. ok is false for a message the agent never sent as such.
+func (al *alignment) position(m *schema.Message) (int, bool) {
+	if p, ok := al.pos[m]; ok {
+		return p, p >= 0
+	}
+	if IsStrategy(m, StrategyToolResultPruning) && m.ToolCallID != "" {
+		if p, ok := al.results[m.ToolCallID]; ok && p >= 0 {
+			return p, true
+		}
+	}
+	return 0, false
 }
 
 // alignedRequest builds the cache-aligned request for the round replacing
@@ -101,8 +149,8 @@ func newAlignment(ctx context.Context, messages []*schema.Message) *alignment {
 func (c *SummarizationCompactor) alignedRequest(ctx context.Context, al *alignment, messages []*schema.Message, indices []int, counter TokenCounter) ([]*schema.Message, []model.Option, int, string, error) {
 	positions := make([]int, len(indices))
 	for k, i := range indices {
-		p, ok := al.pos[messages[i]]
-		if !ok || p < 0 {
+		p, ok := al.position(messages[i])
+		if !ok {
 			return nil, nil, 0, FallbackNotSent, nil
 		}
 		positions[k] = p

@@ -19,7 +19,10 @@ import (
 // the pipeline and is returned wrapped with the stage's position; the work of
 // earlier stages is then discarded, as the caller's messages never changed.
 // Pipeline implements hooks.WarmUpper and hooks.Closer by delegating to the
-// stages that implement them. It keeps no per-run state.
+// stages that implement them. It keeps no per-run state. Its stages' ctx
+// carries the conversation it was given, so a cache-aligned
+// SummarizationCompactor after a ToolResultPruningCompactor still sends the
+// agent's request as it was sent, which the provider has cached.
 type Pipeline struct {
 	stages []Compactor
 }
@@ -52,6 +55,9 @@ func (p *Pipeline) Compact(ctx context.Context, messages []*schema.Message, targ
 	if counter == nil {
 		counter = DefaultCounter()
 	}
+	// Later stages see what earlier ones made of the conversation; a
+	// cache-aligned summarizer among them needs it as the agent sent it.
+	ctx = withSentConversation(ctx, messages)
 	current, changed := messages, false
 	for i, stage := range p.stages {
 		if err := ctx.Err(); err != nil {

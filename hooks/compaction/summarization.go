@@ -107,7 +107,10 @@ type SummarizationConfig struct {
 	// once with the transcript request, and a request larger than
 	// MaxSummarizerInputTokens, or a span holding a summary written earlier
 	// in the same compaction, uses the transcript request at once
-	// (Round.Shape, Round.AlignedFallback). Default false: the transcript
+	// (Round.Shape, Round.AlignedFallback). Behind a Pipeline the request is
+	// the conversation the Pipeline was given, as the agent sent it, not what
+	// earlier stages made of it, and a tool result a pruning stage replaced
+	// is named as the result it stands for. Default false: the transcript
 	// request (see docs/compaction.md).
 	CacheAligned bool
 }
