@@ -113,6 +113,14 @@ type SummarizationConfig struct {
 	// is named as the result it stands for. Default false: the transcript
 	// request (see docs/compaction.md).
 	CacheAligned bool
+	// MaxOutputTokens bounds the max output tokens a round sends with its
+	// summarizer calls, which is the round's planned summary size
+	// (Round.MaxOutputTokens): at most this many. Set it to the cap the
+	// summarizer's client is configured with (eino-ext's
+	// ChatModelConfig.MaxTokens), since the per-call option replaces that
+	// cap rather than lowering it. Default 0: the planned size alone. Must
+	// be >= 0.
+	MaxOutputTokens int
 }
 
 // defaultMaxTextTokens is MaxTextTokens when unset, and minMaxTextTokens the
@@ -169,8 +177,9 @@ type Round struct {
 	// MaxOutputTokens is the max output tokens the round's calls were sent
 	// (model.WithMaxTokens): the summary size the planner planned for the
 	// replaced messages, in the compaction counter's tokens, ledger block
-	// and tags included, so the model's text alone has that much room.
-	// 0 when the round failed before planning the size.
+	// and tags included, so the model's text alone has that much room; at
+	// most SummarizationConfig.MaxOutputTokens when that is set. 0 when the
+	// round failed before planning the size.
 	MaxOutputTokens int
 }
 
@@ -199,6 +208,7 @@ type SummarizationCompactor struct {
 	model       string
 	sizes       summarySizes // learned summary sizes, shared by all runs
 	aligned     bool         // CacheAligned
+	maxOutput   int          // MaxOutputTokens; 0: no bound beyond the plan
 }
 
 var (
@@ -241,6 +251,10 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		return nil, fmt.Errorf("compaction: SummarizationConfig.MaxSummarizerInputTokens must be at least 0, got %d", cfg.MaxSummarizerInputTokens)
 	}
 	c.maxInput = cfg.MaxSummarizerInputTokens
+	if cfg.MaxOutputTokens < 0 {
+		return nil, fmt.Errorf("compaction: SummarizationConfig.MaxOutputTokens must be at least 0, got %d", cfg.MaxOutputTokens)
+	}
+	c.maxOutput = cfg.MaxOutputTokens
 	c.maxText = defaultMaxTextTokens * runesPerTextToken
 	if cfg.MaxTextTokens != nil {
 		if n := *cfg.MaxTextTokens; n != 0 && n < minMaxTextTokens {
@@ -397,6 +411,9 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, m
 	// user pays for at the output price. A cut reply is still text, and the
 	// ledger below restores the identifiers it lost.
 	rep.MaxOutputTokens = c.estimate(in, target)
+	if c.maxOutput > 0 {
+		rep.MaxOutputTokens = min(rep.MaxOutputTokens, c.maxOutput)
+	}
 	text, err := c.write(ctx, al, messages, plan, counter, rep)
 	if err != nil {
 		return nil, 0, err

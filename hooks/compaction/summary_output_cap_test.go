@@ -29,9 +29,12 @@ func TestSummaryOutputCapped(t *testing.T) {
 	cases := []struct {
 		name    string
 		aligned bool
+		bound   int // SummarizationConfig.MaxOutputTokens
 		reply   *openaitest.Reply
 		shape   string
 	}{
+		{name: "transcript bounded below the plan", bound: 120, reply: openaitest.Text(full), shape: compaction.ShapeTranscript},
+		{name: "transcript bounded above the plan", bound: 5000, reply: openaitest.Text(full), shape: compaction.ShapeTranscript},
 		{name: "transcript", reply: openaitest.Text(full), shape: compaction.ShapeTranscript},
 		{name: "cache-aligned", aligned: true, reply: openaitest.Text(full), shape: compaction.ShapeCacheAligned},
 		{name: "transcript cut at the cap", reply: &openaitest.Reply{Content: cut, FinishReason: "length"},
@@ -53,7 +56,7 @@ func TestSummaryOutputCapped(t *testing.T) {
 			var rounds []compaction.Round
 			c, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
 				ChatModel: chat, CacheAligned: tc.aligned, MinKeepSteps: &one, ApproximateSummaryTokens: &approx,
-				Logger: slog.New(slog.DiscardHandler),
+				MaxOutputTokens: tc.bound, Logger: slog.New(slog.DiscardHandler),
 				OnRound: func(_ context.Context, r compaction.Round) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -90,8 +93,18 @@ func TestSummaryOutputCapped(t *testing.T) {
 					t.Errorf("request %d: shape %q, want %q", i, got, tc.shape)
 				}
 			}
-			if rounds[0].MaxOutputTokens != planned {
-				t.Errorf("first round planned %d output tokens, want ApproximateSummaryTokens %d", rounds[0].MaxOutputTokens, planned)
+			want := planned
+			if tc.bound > 0 && tc.bound < planned {
+				want = tc.bound
+			}
+			if rounds[0].MaxOutputTokens != want {
+				t.Errorf("first round sent max output tokens %d, want %d (ApproximateSummaryTokens %d, bound %d)",
+					rounds[0].MaxOutputTokens, want, planned, tc.bound)
+			}
+			for i, r := range rounds {
+				if tc.bound > 0 && r.MaxOutputTokens > tc.bound {
+					t.Errorf("round %d sent max output tokens %d, above MaxOutputTokens %d", i, r.MaxOutputTokens, tc.bound)
+				}
 			}
 			for i, r := range rounds {
 				if r.Err != nil || r.Shape != tc.shape {
@@ -110,5 +123,21 @@ func TestSummaryOutputCapped(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMaxOutputTokensValidated: a negative bound is refused with its field
+// and value.
+func TestMaxOutputTokensValidated(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.Start(t, openaitest.Script())
+	chat, err := srv.ChatModel(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = compaction.NewSummarizationCompactor(context.Background(), &compaction.SummarizationConfig{
+		ChatModel: chat, MaxOutputTokens: -1})
+	if err == nil || !strings.Contains(err.Error(), "SummarizationConfig.MaxOutputTokens must be at least 0, got -1") {
+		t.Errorf("MaxOutputTokens -1: %v", err)
 	}
 }

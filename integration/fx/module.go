@@ -92,8 +92,9 @@ type compactorIn struct {
 
 func provideCompactor(in compactorIn) (compaction.Compactor, error) {
 	return newCompactor(context.Background(), in.Config.Compaction, compactorDeps{
-		Summarizer: in.Summarizer,
-		Logger:     orDefault(in.Logger),
+		Summarizer:          in.Summarizer,
+		Logger:              orDefault(in.Logger),
+		SummarizerMaxTokens: in.Config.Summarizer.MaxTokens,
 	})
 }
 

@@ -55,6 +55,10 @@ type compactorDeps struct {
 	Summarizer Summarizer
 	// Logger receives the compactors' warnings. Default slog.Default().
 	Logger *slog.Logger
+	// SummarizerMaxTokens is summarizer.max_tokens, the summarizer client's
+	// completion cap: a round's per-call max tokens replaces it, so the
+	// compactor bounds that by it. 0: no cap.
+	SummarizerMaxTokens int
 }
 
 // newCompactor builds the compactor compaction.strategy selects.
@@ -96,6 +100,7 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps co
 			MaxSummarizerInputTokens: s.MaxSummarizerInputTokens,
 			MaxTextTokens:            s.MaxTextTokens,
 			CacheAligned:             s.CacheAligned,
+			MaxOutputTokens:          deps.SummarizerMaxTokens,
 			Ledger: &compaction.LedgerConfig{
 				Disabled:      !s.Ledger.Enabled,
 				MaxTokens:     s.Ledger.MaxTokens,
