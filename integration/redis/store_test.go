@@ -93,7 +93,7 @@ func newReplica(t *testing.T, client goredis.UniversalClient, respond openaitest
 	window := 2 * size(6)
 	cfg := &compaction.HookConfig{Compactor: sc, ContextWindow: int(window), Logger: quiet(),
 		CompactAt: (size(5) + size(6)) / 2 / window, CompactTo: size(2) / window,
-		Store: store, StoreCooldown: time.Millisecond, StoreTimeout: time.Second}
+		Store: store, StoreCooldown: time.Millisecond, StoreTimeout: ioTimeout}
 	if prepare {
 		cfg.PrepareAt = (size(3) + size(4)) / 2 / window
 	}
