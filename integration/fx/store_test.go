@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -45,6 +46,10 @@ func TestStoreRedisSharesBetweenApps(t *testing.T) {
 		cfg.Compaction.ContextWindow = 2000
 		cfg.Compaction.PrepareAt = 0
 		cfg.Store.Kind, cfg.Store.Addr, cfg.Store.KeyPrefix = StoreRedis, srv.Addr(), "fxtest:"
+		// The test checks who summarizes, not how fast Redis answers: at
+		// the default 250ms a store call (a first dial among them) that a
+		// loaded machine delays past it makes B summarize itself.
+		cfg.Store.Timeout = Duration(30 * time.Second)
 		var hook *compaction.CompactionHook
 		app := fxtest.New(t, fx.NopLogger, Module(cfg), fx.Decorate(func(Summarizer) Summarizer { return countingSummarizer{calls} }),
 			fx.Populate(&hook))
