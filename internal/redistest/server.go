@@ -6,6 +6,7 @@ package redistest
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -37,18 +38,33 @@ func Start(t *testing.T) *Server {
 		}
 		t.Skip("redis-server is not installed (apt-get install redis-server)")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	s := &Server{t: t, bin: bin, dir: t.TempDir()}
+	// A port found free is not reserved: another listener, or a
+	// connection's local port, can take it before redis-server binds it,
+	// and redis-server then exits. Another free port is tried.
+	for range 5 {
+		if s.port, err = freePort(); err != nil {
+			t.Fatal(err)
+		}
+		if err = s.start(); err == nil {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s := &Server{t: t, bin: bin, dir: t.TempDir(), port: port}
-	s.Restart()
 	t.Cleanup(s.Stop)
 	return s
+}
+
+// freePort is a loopback TCP port nothing listened on a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	return port, l.Close()
 }
 
 // Addr is the server's host:port.
@@ -58,10 +74,19 @@ func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 // and waits until it answers PING.
 func (s *Server) Restart() {
 	s.t.Helper()
+	if err := s.start(); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// start runs redis-server on s.port and waits until it answers PING. On
+// an error no server of s runs.
+func (s *Server) start() error {
 	s.cmd = exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", s.dir, "--protected-mode", "yes")
 	if err := s.cmd.Start(); err != nil {
-		s.t.Fatal(err)
+		s.cmd = nil
+		return err
 	}
 	s.exit = make(chan struct{})
 	cmd, exit := s.cmd, s.exit
@@ -74,15 +99,17 @@ func (s *Server) Restart() {
 		err := c.Ping(ctx).Err()
 		cancel()
 		if err == nil {
-			return
+			return nil
 		}
 		select {
 		case <-exit:
-			s.t.Fatalf("redis-server exited before answering PING: %v", err)
+			s.cmd = nil
+			return fmt.Errorf("redis-server on port %d exited before answering PING: %w", s.port, err)
 		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("redis-server did not answer PING within 10s: %v", err)
+			s.Stop()
+			return fmt.Errorf("redis-server on port %d did not answer PING within 10s: %w", s.port, err)
 		}
 	}
 }
