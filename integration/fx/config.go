@@ -148,6 +148,12 @@ type CompactionConfig struct {
 	// output}; with them every compaction must pay for itself
 	// (compaction.HookConfig.Prices). Default: left out, no assumption.
 	Prices *PricesConfig `yaml:"prices,omitempty"`
+	// DisableFallback turns off the model-free fallback
+	// (compaction.HookConfig.DisableFallback): by default, when a
+	// compaction fails and the next call would still exceed
+	// context_window, tool results are pruned, then the sliding window
+	// drops the oldest turns. Default false.
+	DisableFallback bool `yaml:"disable_fallback"`
 	// Counter configures the local token counter.
 	Counter CounterConfig `yaml:"counter"`
 	// Summarize configures the "summarize" strategy.

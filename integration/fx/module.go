@@ -134,20 +134,21 @@ type hookOut struct {
 func provideHook(in hookIn) (hookOut, error) {
 	c := in.Config.Compaction
 	h, err := compaction.NewCompactionHook(context.Background(), &compaction.HookConfig{
-		Compactor:     in.Compactor,
-		ContextWindow: c.ContextWindow,
-		CompactAt:     c.CompactAt,
-		CompactTo:     c.CompactTo,
-		PrepareAt:     c.PrepareAt,
-		Prices:        c.Prices.prices(),
-		TokenCounter:  in.Counter,
-		Logger:        orDefault(in.Logger),
-		Observer:      dispatch{static: in.Observers},
-		Store:         in.Store.Store,
-		StoreScope:    in.Store.scope,
-		StoreTimeout:  time.Duration(in.Config.Store.Timeout),
-		StoreLease:    time.Duration(in.Config.Store.Lease),
-		StoreTTL:      time.Duration(in.Config.Store.TTL),
+		Compactor:       in.Compactor,
+		ContextWindow:   c.ContextWindow,
+		CompactAt:       c.CompactAt,
+		CompactTo:       c.CompactTo,
+		PrepareAt:       c.PrepareAt,
+		Prices:          c.Prices.prices(),
+		DisableFallback: c.DisableFallback,
+		TokenCounter:    in.Counter,
+		Logger:          orDefault(in.Logger),
+		Observer:        dispatch{static: in.Observers},
+		Store:           in.Store.Store,
+		StoreScope:      in.Store.scope,
+		StoreTimeout:    time.Duration(in.Config.Store.Timeout),
+		StoreLease:      time.Duration(in.Config.Store.Lease),
+		StoreTTL:        time.Duration(in.Config.Store.TTL),
 	})
 	if err != nil {
 		return hookOut{}, err
