@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
@@ -197,30 +200,73 @@ func TestSummaryTokensFlag(t *testing.T) {
 	}
 }
 
-// TestDeadSummarizerFailsTheCommand: a summarizer endpoint that refuses
-// connections makes the command exit 1 naming the cause, not exit 0 with
-// "found nothing it may compact", and no output file is written.
+// TestDeadSummarizerFailsTheCommand: a summarizer endpoint that fails every
+// request makes the command exit 1 naming the cause, not exit 0 with "found
+// nothing it may compact", and no output file is written. Both dead shapes
+// are servers the test keeps open, reached over real HTTP by the real client,
+// so the failure does not depend on a released port staying free.
 func TestDeadSummarizerFailsTheCommand(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name  string
+		start func(t *testing.T) (baseURL string, requests func() int)
+		cause string // in stderr, after "summarize failed"
+	}{
+		{
+			// Accepts the request, then closes the connection without a
+			// response, as a crashed process behind a proxy does.
+			name: "drops every connection",
+			start: func(t *testing.T) (string, func() int) {
+				var n atomic.Int64
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					n.Add(1)
+					// Read the whole request first: closing with unread
+					// bytes would reset the connection instead, a cause
+					// whose text depends on timing.
+					_, _ = io.Copy(io.Discard, r.Body)
+					conn, _, err := http.NewResponseController(w).Hijack()
+					if err != nil {
+						t.Errorf("hijack: %v", err)
+						return
+					}
+					_ = conn.Close()
+				}))
+				t.Cleanup(srv.Close)
+				return srv.URL + "/v1", func() int { return int(n.Load()) }
+			},
+			cause: "EOF",
+		},
+		{
+			name: "answers every request with a server error",
+			start: func(t *testing.T) (string, func() int) {
+				srv := openaitest.Start(t, func(*openaitest.Request) (*openaitest.Reply, error) {
+					return &openaitest.Reply{Status: http.StatusServiceUnavailable, ErrorMessage: "summarizer overloaded"}, nil
+				})
+				return srv.BaseURL(), func() int { return len(srv.Requests()) }
+			},
+			cause: "summarizer overloaded",
+		},
 	}
-	dead := "http://" + ln.Addr().String() + "/v1"
-	if err := ln.Close(); err != nil { // nothing listens there any more
-		t.Fatal(err)
-	}
-	env := map[string]string{"SUMMARIZER_BASE_URL": dead, "SUMMARIZER_API_KEY": "k", "SUMMARIZER_MODEL": "tiny"}
-	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	out := filepath.Join(t.TempDir(), "out.json")
-	code, stdout, stderr := mtRun(t, lookup, "compact", "--in", "testdata/coding.eino.json", "--window", "3000", "--quiet", "--out", out)
-	if code != 1 || strings.Contains(stdout, "nothing it may compact") {
-		t.Fatalf("exit %d, stdout %q; want exit 1 and no claim that nothing could be compacted", code, stdout)
-	}
-	if !strings.Contains(stderr, "summarize failed") || !strings.Contains(stderr, "connection refused") {
-		t.Errorf("stderr does not name the failure and its cause:\n%s", stderr)
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("an output file was written: %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base, requests := tt.start(t)
+			env := map[string]string{"SUMMARIZER_BASE_URL": base, "SUMMARIZER_API_KEY": "k", "SUMMARIZER_MODEL": "tiny"}
+			lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+			out := filepath.Join(t.TempDir(), "out.json")
+			code, stdout, stderr := mtRun(t, lookup, "compact", "--in", "testdata/coding.eino.json", "--window", "3000", "--quiet", "--out", out)
+			if code != 1 || strings.Contains(stdout, "nothing it may compact") {
+				t.Fatalf("exit %d, stdout %q; want exit 1 and no claim that nothing could be compacted", code, stdout)
+			}
+			if !strings.Contains(stderr, "summarize failed") || !strings.Contains(stderr, tt.cause) {
+				t.Errorf("stderr does not name the failure and its cause %q:\n%s", tt.cause, stderr)
+			}
+			if requests() == 0 {
+				t.Error("the summarizer saw no request: the failure did not come from it")
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("an output file was written: %v", err)
+			}
+		})
 	}
 }
