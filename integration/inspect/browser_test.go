@@ -18,9 +18,9 @@ import (
 
 // browser starts one headless Debian chromium for t and its subtests, in
 // a fresh profile under t.TempDir(), with everything that would reach the
-// network at start-up turned off. Without chromium the test fails when
-// CI=true and is skipped otherwise.
-func browser(t *testing.T) context.Context {
+// network at start-up turned off. Without chromium the test (or benchmark)
+// fails when CI=true and is skipped otherwise.
+func browser(t testing.TB) context.Context {
 	t.Helper()
 	path, err := exec.LookPath("chromium")
 	if err != nil {
@@ -64,7 +64,7 @@ type tab struct {
 	errors []string
 }
 
-func newTab(t *testing.T, browserCtx context.Context) *tab {
+func newTab(t testing.TB, browserCtx context.Context) *tab {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browserCtx)
 	t.Cleanup(cancel)
@@ -97,7 +97,7 @@ func newTab(t *testing.T, browserCtx context.Context) *tab {
 
 // open navigates to u, waits for the load event and fails t on any console
 // error seen by then.
-func (tb *tab) open(t *testing.T, u string) {
+func (tb *tab) open(t testing.TB, u string) {
 	t.Helper()
 	if err := chromedp.Do(tb.ctx, chromedp.Navigate(u)); err != nil {
 		t.Fatalf("navigate %s: %v", u, err)
@@ -114,7 +114,7 @@ func (tb *tab) open(t *testing.T, u string) {
 	}
 }
 
-func eval[T any](t *testing.T, tb *tab, js string) T {
+func eval[T any](t testing.TB, tb *tab, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](js))
 	if err != nil {
@@ -125,7 +125,7 @@ func eval[T any](t *testing.T, tb *tab, js string) T {
 
 // serve mounts rec where Register puts it and returns the conversation
 // page's URL for id.
-func serve(t *testing.T, rec *Recorder, id string) string {
+func serve(t testing.TB, rec *Recorder, id string) string {
 	t.Helper()
 	mux := http.NewServeMux()
 	rec.Register(mux)
