@@ -34,11 +34,26 @@ type item struct {
 	round int // -1 for a message of before
 }
 
+// fallbackContent is what the model-free fallback took out of the
+// conversation and what it put in, redacted (redact.Text).
+type fallbackContent struct {
+	// Removed are the texts of the messages the fallback dropped or
+	// replaced (a pruned tool result's original), in order.
+	Removed []string
+	// Added are the texts of the messages it put in their place (pruned
+	// tool results, the sliding window's note), in order.
+	Added []string
+	// Note says why the texts are not shown, when they are not.
+	Note string
+}
+
 // captureContent replays the compaction's rounds on before to learn what
 // each replaced, then reads each summary still present in after. A summary
 // replaced by a later round of the same compaction is no longer in after:
-// its text is not known, and the page says so.
-func (rec *record) captureContent(before, after []*schema.Message, rounds []compaction.Round) {
+// its text is not known, and the page says so. When the fallback ran, it
+// also keeps what the fallback removed and added (captureFallback), within
+// limit bytes.
+func (rec *record) captureContent(before, after []*schema.Message, rounds []compaction.Round, limit int) {
 	items := make([]item, len(before))
 	for i, m := range before {
 		items[i] = item{msg: m, round: -1}
@@ -66,7 +81,10 @@ func (rec *record) captureContent(before, after []*schema.Message, rounds []comp
 		contents[k] = rc
 		items = replace(items, rd.Indices, k)
 	}
-	if replayed && len(items) == len(after) {
+	if rec.Fallback != "" {
+		rec.captureFallback(items, replayed, after, limit)
+	}
+	if replayed && rec.Fallback == "" && len(items) == len(after) {
 		for p, it := range items {
 			if it.round < 0 || contents[it.round].SummaryNote != "" {
 				continue
@@ -83,7 +101,11 @@ func (rec *record) captureContent(before, after []*schema.Message, rounds []comp
 		if rc == nil {
 			continue
 		}
-		if rc.SummaryNote == "" && rc.SummaryBefore == "" {
+		switch {
+		case rc.SummaryNote != "" || rc.SummaryBefore != "":
+		case rec.Fallback != "":
+			rc.SummaryNote = "The model-free fallback changed the conversation after this round; the summary's text was not kept."
+		default:
 			rc.SummaryNote = "The rounds of this compaction could not be matched with its result; the summary's text was not kept."
 		}
 		rec.Rounds[k].Content = rc
@@ -93,6 +115,62 @@ func (rec *record) captureContent(before, after []*schema.Message, rounds []comp
 		}
 	}
 }
+
+// captureFallback keeps what the fallback changed: the messages of the
+// conversation as the replayed rounds left it (items) that are not in
+// after, and the messages of after that were in neither, summaries of
+// the rounds aside. The fallback keeps the messages it does not touch (the
+// hook measures the cache it invalidates by the same identity), so pointer
+// identity tells them apart. Past limit bytes nothing is kept: the whole
+// record's text would be over Config.MaxContentBytes and dropped anyway.
+func (rec *record) captureFallback(items []item, replayed bool, after []*schema.Message, limit int) {
+	if !replayed {
+		rec.FallbackContent = &fallbackContent{Note: "The rounds of this compaction could not be replayed; what the fallback removed was not kept."}
+		return
+	}
+	inAfter := make(map[*schema.Message]bool, len(after))
+	for _, m := range after {
+		inAfter[m] = true
+	}
+	known := make(map[*schema.Message]bool, len(items))
+	fc := &fallbackContent{}
+	n := 0
+	keep := func(list *[]string, m *schema.Message) bool {
+		t := messageText(m)
+		if n += len(t); n > limit {
+			return false
+		}
+		*list = append(*list, t)
+		return true
+	}
+	for _, it := range items {
+		if it.round >= 0 {
+			continue
+		}
+		known[it.msg] = true
+		if !inAfter[it.msg] && !keep(&fc.Removed, it.msg) {
+			rec.FallbackContent = &fallbackContent{Note: fallbackTooLarge}
+			return
+		}
+	}
+	for _, m := range after {
+		if known[m] {
+			continue
+		}
+		if mk, ok := compaction.MarkerOf(m); ok && mk.Strategy == compaction.StrategySummarization {
+			continue
+		}
+		if !keep(&fc.Added, m) {
+			rec.FallbackContent = &fallbackContent{Note: fallbackTooLarge}
+			return
+		}
+	}
+	rec.FallbackContent, rec.contentBytes = fc, rec.contentBytes+n
+}
+
+// fallbackTooLarge is the note of a fallback whose text would not fit
+// Config.MaxContentBytes.
+const fallbackTooLarge = "What the fallback removed is larger than the recorder's content bound (Config.MaxContentBytes); its text was not kept."
 
 // messageText is a message as the summarizer's counters render it
 // (attachments as placeholders, never their data), redacted and bounded.

@@ -131,8 +131,12 @@ func newChart(s snapshot) chart {
 			continue
 		}
 		px, py := x(rec.Call), y(float64(rec.Estimated))
+		kind := rec.Kind
+		if rec.Fallback != "" {
+			kind += " (" + rec.Fallback + ")"
+		}
 		c.Markers = append(c.Markers, marker{Kind: rec.Kind, Call: rec.Call, Anchor: anchor(rec.Call), D: shape(rec.Kind, px, py),
-			Title: fmt.Sprintf("call %d: %s, %d tokens estimated", rec.Call, rec.Kind, rec.Estimated)})
+			Title: fmt.Sprintf("call %d: %s, %d tokens estimated", rec.Call, kind, rec.Estimated)})
 	}
 	return c
 }
@@ -155,23 +159,34 @@ func spreadLabels(lines []hline) {
 
 // shape is the SVG path of a marker: a disc for a synchronous compaction,
 // a square for a prepared one, a triangle for a deferred call, a cross for
-// a failure, a ring for a backed-off call and a diamond for a declined one,
-// so kinds differ by more than color.
+// a failure, a crossed box for a failure the model-free fallback made up
+// for, a slashed circle for a result not applied because it would not pay,
+// a ring for a backed-off call and a diamond for a declined one, so kinds
+// differ by more than color.
 func shape(kind string, x, y float64) string {
 	r := markerR
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	circle := func(r float64) string {
+		return "M" + f(x-r) + " " + f(y) + "a" + f(r) + " " + f(r) + " 0 1 0 " + f(2*r) + " 0a" + f(r) + " " + f(r) + " 0 1 0 " + f(-2*r) + " 0Z"
+	}
+	box := "M" + f(x-r) + " " + f(y-r) + "h" + f(2*r) + "v" + f(2*r) + "h" + f(-2*r) + "Z"
+	cross := "M" + f(x-r) + " " + f(y-r) + "L" + f(x+r) + " " + f(y+r) + "M" + f(x+r) + " " + f(y-r) + "L" + f(x-r) + " " + f(y+r)
 	switch kind {
 	case KindSynchronous:
-		return "M" + f(x-r) + " " + f(y) + "a" + f(r) + " " + f(r) + " 0 1 0 " + f(2*r) + " 0a" + f(r) + " " + f(r) + " 0 1 0 " + f(-2*r) + " 0Z"
+		return circle(r)
 	case KindPrepared:
-		return "M" + f(x-r) + " " + f(y-r) + "h" + f(2*r) + "v" + f(2*r) + "h" + f(-2*r) + "Z"
+		return box
 	case KindDeferred:
 		return "M" + f(x) + " " + f(y-r) + "L" + f(x+r) + " " + f(y+r) + "L" + f(x-r) + " " + f(y+r) + "Z"
 	case KindBackedOff:
-		r--
-		return "M" + f(x-r) + " " + f(y) + "a" + f(r) + " " + f(r) + " 0 1 0 " + f(2*r) + " 0a" + f(r) + " " + f(r) + " 0 1 0 " + f(-2*r) + " 0Z"
+		return circle(r - 1)
 	case KindFailed:
-		return "M" + f(x-r) + " " + f(y-r) + "L" + f(x+r) + " " + f(y+r) + "M" + f(x+r) + " " + f(y-r) + "L" + f(x-r) + " " + f(y+r)
+		return cross
+	case KindFallback:
+		return box + cross
+	case KindUnprofitable:
+		d := r * 0.7
+		return circle(r) + "M" + f(x-d) + " " + f(y+d) + "L" + f(x+d) + " " + f(y-d)
 	}
 	return "M" + f(x) + " " + f(y-r) + "L" + f(x+r) + " " + f(y) + "L" + f(x) + " " + f(y+r) + "L" + f(x-r) + " " + f(y) + "Z"
 }

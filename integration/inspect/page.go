@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -50,7 +51,7 @@ func styleHash() string {
 }
 
 // kinds in the order the legend lists them.
-var kinds = []string{KindSynchronous, KindPrepared, KindDeferred, KindFailed, KindDeclined, KindBackedOff}
+var kinds = []string{KindSynchronous, KindPrepared, KindDeferred, KindFallback, KindFailed, KindUnprofitable, KindDeclined, KindBackedOff}
 
 // head is what the template's head needs.
 type head struct {
@@ -81,13 +82,17 @@ type conversationPage struct {
 // row is one compaction's row; newest last, like the chart.
 type row struct{ R *record }
 
-// Tiers lists the tiers of a compaction's rounds, each once, in order.
-func (conversationPage) Tiers(r *record) string {
+// Tiers lists the tiers of a compaction's rounds, each once, in order,
+// then the fallback's stages when it ran.
+func (p conversationPage) Tiers(r *record) string {
 	var ts []string
 	for _, rd := range r.Rounds {
 		if rd.Tier != "" && !slices.Contains(ts, rd.Tier) {
 			ts = append(ts, rd.Tier)
 		}
+	}
+	if r.Fallback != "" {
+		ts = append(ts, "fallback: "+p.FallbackStages(r))
 	}
 	if len(ts) == 0 {
 		return "–"
@@ -95,14 +100,30 @@ func (conversationPage) Tiers(r *record) string {
 	return strings.Join(ts, ", ")
 }
 
-// Summarizer is a compaction's summarizer time and tokens, "" without
+// FallbackStages names the fallback's stages in the order they ran, ""
+// when none ran.
+func (conversationPage) FallbackStages(r *record) string {
+	return strings.ReplaceAll(r.Fallback, "+", " then ")
+}
+
+// Invalidated is the cached prefix an applied compaction invalidated, in
+// tokens, or "–" when nothing was applied.
+func (conversationPage) Invalidated(r *record) string {
+	if !r.Applied {
+		return "–"
+	}
+	return strconv.Itoa(r.InvalidatedTokens)
+}
+
+// Summarizer is a compaction's summarizer time and tokens, with the prompt
+// tokens the provider read from its cache when it reported any; "" without
 // rounds.
 func (conversationPage) Summarizer(r *record) string {
 	if len(r.Rounds) == 0 {
 		return ""
 	}
 	var lat time.Duration
-	in, out, usage := 0, 0, false
+	in, cached, out, usage := 0, 0, 0, false
 	for _, rd := range r.Rounds {
 		lat += rd.Latency
 		if rd.HasUsage {
@@ -110,9 +131,13 @@ func (conversationPage) Summarizer(r *record) string {
 			in += rd.PromptTokens
 			out += rd.CompletionTokens
 		}
+		cached += rd.CachedTokens
 	}
 	if !usage {
 		return duration(lat)
+	}
+	if cached > 0 {
+		return fmt.Sprintf("%s, %d in (%d cached) / %d out", duration(lat), in, cached, out)
 	}
 	return fmt.Sprintf("%s, %d in / %d out", duration(lat), in, out)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,6 +99,60 @@ func TestConversationPageInBrowser(t *testing.T) {
 		}
 		if n := eval[int](t, tb, `document.querySelectorAll('svg.chart line.l-prepare-at, svg.chart line.l-ceiling').length`); n != 2 {
 			t.Errorf("%d PrepareAt and ceiling lines, want 2", n)
+		}
+	})
+
+	t.Run("a fallback after a dead summarizer is marked and named", func(t *testing.T) {
+		t.Parallel()
+		rec := newTestRecorder(t, &Config{CaptureContent: true})
+		res := run{steps: 40, toolText: longText(600), down: true}.drive(t, rec, "dead")
+		// What each marker must be, from the hook's own reports.
+		var want []string
+		var fallback compaction.Report
+		for _, rep := range res.reports {
+			switch {
+			case rep.Fallback != "":
+				want = append(want, KindFallback)
+				fallback = rep
+			case rep.BackedOff:
+				want = append(want, KindBackedOff)
+			case rep.Err != nil:
+				want = append(want, KindFailed)
+			default:
+				want = append(want, "unexpected")
+			}
+		}
+		if fallback.Fallback == "" {
+			t.Fatalf("none of %d compactions fell back: the test proves nothing", len(res.reports))
+		}
+		tb := newTab(t, ctx)
+		tb.open(t, serve(t, rec, "dead"))
+		kinds := eval[[]string](t, tb, `[...document.querySelectorAll('svg.chart .marker')].map(m => m.dataset.kind)`)
+		if !slices.Equal(kinds, want) {
+			t.Errorf("markers %v, want %v", kinds, want)
+		}
+		if !eval[bool](t, tb, `document.querySelector('.legend li.k-fallback') !== null`) {
+			t.Error("the legend has no fallback entry")
+		}
+		// Drawn apart from a plain failure by more than its shape.
+		styled := `(() => { const f = getComputedStyle(document.querySelector('.marker.k-fallback path')).stroke,
+			x = getComputedStyle(document.querySelector('.marker.k-failed path')).stroke,
+			l = getComputedStyle(document.querySelector('.legend li.k-fallback .sw')).stroke;
+			return f !== x && f === l })()`
+		if !eval[bool](t, tb, styled) {
+			t.Error("the fallback marker's color is a failure's, or not its legend's")
+		}
+		// The marker links to its row; open that row with the keyboard.
+		row := eval[string](t, tb, `document.querySelector('.marker.k-fallback').getAttribute('href').slice(1)`)
+		if err := chromedp.Do(tb.ctx, chromedp.Focus(`details.row#`+row+` > summary`), chromedp.KeyEvent("\r")); err != nil {
+			t.Fatal(err)
+		}
+		text := eval[string](t, tb, `document.getElementById('`+row+`').innerText`)
+		stages := strings.ReplaceAll(fallback.Fallback, "+", " then ")
+		for _, s := range []string{"Model-free fallback: " + stages, downMessage, "Fallback: " + stages, "Removed ("} {
+			if !strings.Contains(text, s) {
+				t.Errorf("the opened fallback row does not show %q:\n%s", s, text)
+			}
 		}
 	})
 

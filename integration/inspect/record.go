@@ -14,6 +14,14 @@ const (
 	KindFailed      = "failed"      // the compactor or its result failed
 	KindDeclined    = "declined"    // the compactor found nothing to compact
 	KindBackedOff   = "backed-off"  // not tried: a recent compaction of this conversation failed
+	// KindFallback: the compaction failed (Report.Err) and the call was
+	// still estimated above the window, so the hook's model-free fallback
+	// compacted instead (Report.Fallback).
+	KindFallback = "fallback"
+	// KindUnprofitable: the compaction's result was not applied because it
+	// would not pay for itself under HookConfig.Prices
+	// (Report.Unprofitable).
+	KindUnprofitable = "unprofitable"
 )
 
 // record is one triggered compaction. Once filed it is never modified.
@@ -33,8 +41,21 @@ type record struct {
 	Saved                         int
 	Duration, Stall               time.Duration
 	Err                           string
+	// Applied: the conversation was replaced (Report.Compacted), by the
+	// compactor or by the fallback.
+	Applied bool
+	// Fallback names the model-free stages that ran (Report.Fallback).
+	Fallback string
+	// Unprofitable: not applied under HookConfig.Prices.
+	Unprofitable bool
+	// InvalidatedTokens is the cached prefix the applied compaction made
+	// the provider drop, by the counter (Report.InvalidatedTokens).
+	InvalidatedTokens int
 
 	Rounds []round
+	// FallbackContent is what the fallback removed and put in; nil unless
+	// captured.
+	FallbackContent *fallbackContent
 
 	// ContentDropped: text was captured and later dropped to fit
 	// Config.MaxContentBytes.
@@ -64,8 +85,13 @@ type round struct {
 
 func kindOf(rep compaction.Report, err error) string {
 	switch {
+	case rep.Fallback != "":
+		// Before the failure it follows: Err still holds its cause.
+		return KindFallback
 	case err != nil:
 		return KindFailed
+	case rep.Unprofitable:
+		return KindUnprofitable
 	case rep.Deferred:
 		return KindDeferred
 	case rep.BackedOff:
@@ -83,7 +109,8 @@ func newRecord(rep compaction.Report, hookErr error) *record {
 	rec := &record{Kind: kindOf(rep, err), Step: rep.Step, Estimated: rep.Estimated, Trigger: rep.Trigger, Target: rep.Target,
 		Overhead: rep.Overhead, Overflow: rep.Overflow, MessagesBefore: rep.MessagesBefore, MessagesAfter: rep.MessagesAfter,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Saved: rep.Saved(), Duration: rep.Duration, Stall: rep.Stall,
-		Err: errText(err)}
+		Err: errText(err), Applied: rep.Compacted, Fallback: clip(rep.Fallback, maxIDBytes), Unprofitable: rep.Unprofitable,
+		InvalidatedTokens: rep.InvalidatedTokens}
 	for _, rd := range rep.Rounds {
 		x := round{Tier: rd.Tier, Replaced: len(rd.Indices), TokensBefore: rd.TokensBefore, TokensAfter: rd.TokensAfter,
 			Latency: rd.Latency, Err: errText(rd.Err), Model: clip(rd.Model, maxIDBytes), Attempts: rd.Attempts,
@@ -105,6 +132,7 @@ func (rec *record) withoutContent() *record {
 		rd.Content = nil
 		c.Rounds[i] = rd
 	}
+	c.FallbackContent = nil
 	c.ContentDropped, c.contentBytes = true, 0
 	return &c
 }

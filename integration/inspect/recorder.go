@@ -92,7 +92,7 @@ func (r *Recorder) record(id string, limits *compaction.Limits, rep compaction.R
 	if rep.Triggered {
 		rec = newRecord(rep, err)
 		if r.cfg.CaptureContent && rep.Compacted && before != nil && after != nil {
-			rec.captureContent(before, after, rep.Rounds)
+			rec.captureContent(before, after, rep.Rounds, r.cfg.MaxContentBytes)
 		}
 	}
 	now := time.Now()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +25,18 @@ type run struct {
 	summary   string // what the summarizer answers
 	window    int
 	prepareAt float64
+	// down makes the summarizer's endpoint answer every call with HTTP 503
+	// and downMessage, so every compaction fails and the hook falls back
+	// once a call would exceed the window.
+	down bool
+	// cached is the prompt tokens the summarizer's usage reports as read
+	// from the provider's cache.
+	cached int
 }
+
+// downMessage is the error text of the summarizer's endpoint when it is
+// down.
+const downMessage = "summarizer-endpoint-overloaded-7d1"
 
 // runResult is what the hook's own Observer saw, counted apart from the
 // recorder.
@@ -39,7 +51,14 @@ func (r run) drive(t testing.TB, rec *Recorder, id string) runResult {
 	t.Helper()
 	ctx := WithConversation(context.Background(), id)
 	srv := openaitest.Start(t, func(*openaitest.Request) (*openaitest.Reply, error) {
-		return openaitest.Text(r.summary).WithUsage(300, 40), nil
+		if r.down {
+			return &openaitest.Reply{Status: http.StatusServiceUnavailable, ErrorMessage: downMessage}, nil
+		}
+		reply := openaitest.Text(r.summary).WithUsage(300, 40)
+		if r.cached > 0 {
+			reply = reply.WithCachedTokens(r.cached)
+		}
+		return reply, nil
 	})
 	model, err := srv.ChatModel(ctx)
 	if err != nil {
