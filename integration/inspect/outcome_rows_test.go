@@ -160,6 +160,13 @@ func TestFallbackIsShown(t *testing.T) {
 						t.Errorf("the row of call %d does not say %q:\n%s", r.Call, want, row)
 					}
 				}
+				for k, rd := range r.Rounds {
+					// A failed round wrote no summary: no size after it.
+					want := fmt.Sprintf("Round %d: tier %s, %s request, %d message(s) not replaced: it failed at %d tokens", k+1, rd.Tier, rd.Shape, rd.Replaced, rd.TokensBefore)
+					if rd.Err == "" || !strings.Contains(row, want) {
+						t.Errorf("round %d of call %d (error %q): the row does not say %q:\n%s", k+1, r.Call, rd.Err, want, row)
+					}
+				}
 				if tc.note != "" && !strings.Contains(row, tc.note) {
 					t.Errorf("the row of call %d lacks the note %q:\n%s", r.Call, tc.note, row)
 				}
