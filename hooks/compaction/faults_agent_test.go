@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cloudwego/eino/schema"
 	"go.uber.org/goleak"
@@ -21,10 +20,7 @@ func TestFaultsAgentRunContinuesOrFailsCleanly(t *testing.T) {
 		for _, raise := range []bool{false, true} {
 			t.Run(ftName(f.name, 1, raise), func(t *testing.T) {
 				t.Parallel()
-				ctx, cancel := context.WithCancel(context.Background())
-				if errors.Is(f.want, context.DeadlineExceeded) {
-					ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
-				}
+				ctx, cancel := ftContext(f.want)
 				defer cancel()
 				sum := &ftModel{script: []ftReply{f.reply}, cancel: cancel}
 				c, err := NewSummarizationCompactor(ctx, &SummarizationConfig{ChatModel: sum, ApproximateSummaryTokens: new(20),
@@ -75,10 +71,7 @@ func TestFaultsAgentRunContinuesOrFailsCleanly(t *testing.T) {
 func TestFaultsLeaveNoGoroutines(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, f := range ftFaults {
-		ctx, cancel := context.WithCancel(context.Background())
-		if errors.Is(f.want, context.DeadlineExceeded) {
-			ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
-		}
+		ctx, cancel := ftContext(f.want)
 		sum := &ftModel{script: []ftReply{f.reply}, cancel: cancel}
 		c, err := NewSummarizationCompactor(ctx, &SummarizationConfig{ChatModel: sum, ApproximateSummaryTokens: new(20),
 			RaiseOnFailure: true, Logger: discardLogger()})

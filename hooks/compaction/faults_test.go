@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -22,7 +21,9 @@ import (
 // Whatever happens, the caller sees its conversation untouched or compacted
 // by the last good round, never something in between.
 
-// ftReply is one scripted summarizer answer. cancel cancels the run's ctx.
+// ftReply is one scripted summarizer answer. cancel cancels the run's ctx
+// (for the run of a fault that surfaces as context.DeadlineExceeded, it
+// makes the deadline pass: see ftContext).
 type ftReply func(ctx context.Context, cancel context.CancelFunc) (*schema.Message, error)
 
 // ftModel answers the i-th call with script[i].
@@ -83,7 +84,8 @@ var ftFaults = []struct {
 	}, ErrNoUsableSummary, ""},
 	{"larger than its input", ftText(rep("verbose ", 400)), ErrSummaryNotSmaller, ""},
 	{"panics", func(context.Context, context.CancelFunc) (*schema.Message, error) { panic("summarizer bug") }, nil, "panicked"},
-	{"hangs past the deadline", func(ctx context.Context, _ context.CancelFunc) (*schema.Message, error) {
+	{"hangs past the deadline", func(ctx context.Context, expire context.CancelFunc) (*schema.Message, error) {
+		expire() // the run's deadline passes while the model is still writing
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}, context.DeadlineExceeded, ""},
@@ -91,6 +93,44 @@ var ftFaults = []struct {
 		cancel() // the user gives up while the model is still writing
 		return schema.AssistantMessage("late but fine", nil), nil
 	}, context.Canceled, ""},
+}
+
+// ftContext returns the run's ctx for a fault that surfaces as want, and the
+// cancel its reply gets. For context.DeadlineExceeded that ctx is an
+// ftDeadline, whose deadline passes when the reply calls cancel: a deadline
+// on the wall clock, started before the run, could pass before the run
+// reaches the summarizer on a loaded machine, and the test would then
+// exercise an early deadline rather than a hanging summarizer.
+func ftContext(want error) (context.Context, context.CancelFunc) {
+	if errors.Is(want, context.DeadlineExceeded) {
+		d := &ftDeadline{Context: context.Background(), done: make(chan struct{})}
+		return d, d.expire
+	}
+	return context.WithCancel(context.Background())
+}
+
+// ftDeadline is a context whose deadline passes when expire is called rather
+// than at a time: from then on it is done with context.DeadlineExceeded, as
+// a context.WithDeadline whose time has come.
+type ftDeadline struct {
+	context.Context
+	once sync.Once
+	done chan struct{}
+}
+
+func (d *ftDeadline) expire() { d.once.Do(func() { close(d.done) }) }
+
+// Done is closed by expire.
+func (d *ftDeadline) Done() <-chan struct{} { return d.done }
+
+// Err is context.DeadlineExceeded once expire was called, else nil.
+func (d *ftDeadline) Err() error {
+	select {
+	case <-d.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
 }
 
 // ftConversation needs exactly two rounds to reach target 0 with
@@ -159,12 +199,7 @@ func ftName(fault string, round int, raise bool) string {
 // round; through a hook when st is not nil (then *st is the state used).
 func ftCompact(t *testing.T, fault ftReply, want error, round int, raise bool, st **hooks.State) (out []*schema.Message, err error, in []*schema.Message, logs *bytes.Buffer) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	if errors.Is(want, context.DeadlineExceeded) {
-		// Only a fault that hangs gets a deadline: a short one elsewhere
-		// would make the other cases flaky on a loaded machine.
-		ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
-	}
+	ctx, cancel := ftContext(want)
 	defer cancel()
 	m := &ftModel{script: []ftReply{fault}, cancel: cancel}
 	if round == 2 {
