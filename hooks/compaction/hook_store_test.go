@@ -336,7 +336,12 @@ func TestSharedStoreDownCompactsLocally(t *testing.T) {
 			t.Parallel()
 			store := &failingStore{hang: hang}
 			c := idCompactor{&ppCompactor{}, "pp"}
-			h := stHook(t, c, store, func(cfg *HookConfig) { cfg.PrepareAt, cfg.StoreTimeout = 0, 5*time.Millisecond })
+			// The cooldown outlasts the test, so "left alone" does not
+			// depend on how soon the second run follows the first (the
+			// default 5 s could pass between them on a loaded machine).
+			h := stHook(t, c, store, func(cfg *HookConfig) {
+				cfg.PrepareAt, cfg.StoreTimeout, cfg.StoreCooldown = 0, 5*time.Millisecond, time.Hour
+			})
 			for i, task := range []string{"task-0", "task-1"} {
 				r, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv(task, 6)})
 				if err != nil || !r.Compacted || r.Shared {
