@@ -28,20 +28,28 @@ import (
 func TestSecretsKeyInEndpointURLNeverLeaks(t *testing.T) {
 	t.Parallel()
 	const key = "sk-canary0f3a9c1e5b2d4f6a8c0e"
-	// slow answers after the summarizer's 100 ms client timeout.
+	// slow answers only once the test is over, so the summarizer's client
+	// timeout always ends its calls first, however slow the machine.
+	release := make(chan struct{})
 	slow := openaitest.Start(t, func(*openaitest.Request) (*openaitest.Reply, error) {
-		time.Sleep(400 * time.Millisecond)
+		<-release
 		return openaitest.Text("too late"), nil
 	})
+	t.Cleanup(func() { close(release) }) // runs before Start's Close, which waits for the handlers
 	hostport := strings.TrimSuffix(strings.TrimPrefix(slow.BaseURL(), "http://"), "/v1")
+	// The client's timeout is short only where the cause is the timeout
+	// (slow never answers). Where it is a failed dial, a short one could
+	// win the race on a loaded machine and change the cause.
+	const short, long = 100 * time.Millisecond, 30 * time.Second
 	tests := []struct {
 		name, base, cause string
+		timeout           time.Duration
 	}{
-		{"key as the user name", "http://" + key + "@" + hostport + "/v1", "Client.Timeout"},
-		{"key as the password", "http://user:" + key + "@" + hostport + "/v1", "Client.Timeout"},
-		{"key in the path", "http://" + hostport + "/" + key + "/v1", "Client.Timeout"},
-		{"key in the host", "http://" + key + ".invalid/v1", "dial tcp"},
-		{"key in the query", "http://127.0.0.1:1/v1?api-key=" + key, "connection refused"},
+		{"key as the user name", "http://" + key + "@" + hostport + "/v1", "Client.Timeout", short},
+		{"key as the password", "http://user:" + key + "@" + hostport + "/v1", "Client.Timeout", short},
+		{"key in the path", "http://" + hostport + "/" + key + "/v1", "Client.Timeout", short},
+		{"key in the host", "http://" + key + ".invalid/v1", "dial tcp", long},
+		{"key in the query", "http://127.0.0.1:1/v1?api-key=" + key, "connection refused", long},
 	}
 	for _, tc := range tests {
 		for _, raise := range []bool{true, false} {
@@ -59,7 +67,7 @@ func TestSecretsKeyInEndpointURLNeverLeaks(t *testing.T) {
 				// Without raise, the endpoint sits behind the failover chain,
 				// whose own warnings quote the error too.
 				retries := map[bool]int{true: 0, false: 1}[raise]
-				cfg.Summarizer = SummarizerConfig{Provider: ProviderOpenAI, BaseURL: tc.base, Model: "summarizer", Timeout: Duration(100 * time.Millisecond),
+				cfg.Summarizer = SummarizerConfig{Provider: ProviderOpenAI, BaseURL: tc.base, Model: "summarizer", Timeout: Duration(tc.timeout),
 					Retries: retries, RetryBaseDelay: Duration(time.Millisecond), RetryMaxDelay: Duration(time.Millisecond)}
 				var logs bytes.Buffer
 				log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
