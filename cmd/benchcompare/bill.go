@@ -284,8 +284,8 @@ func billReport(all []billShape, steps, window int) string {
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
-		b.WriteString("| strategy | compactions | main input | of it cached, OpenAI-like | of it cache writes, Anthropic-like | main output | summarizer input | of it cached, OpenAI-like | summarizer output | re-sent per compaction, OpenAI-like | recalls forgotten / extra calls |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| strategy | compactions | main input | of it cached, OpenAI-like | of it cache writes, Anthropic-like | main output | summarizer input | of it cached, OpenAI-like | summarizer output | re-sent per compaction, OpenAI-like | verbatim after a compaction, min | recalls forgotten / extra calls |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, s := range bs.strategiesOf() {
 			med := func(f func(billRun, *bench.SimResult) float64) float64 { return median(bs.perSeed(s, f)) }
 			openai := func(run billRun, _ *bench.SimResult) bench.Bill { return run.bill(s, billColumns[5], nil) }
@@ -305,8 +305,8 @@ func billReport(all []billShape, steps, window int) string {
 			resent := med(func(run billRun, r *bench.SimResult) float64 { return meanInt(openai(run, r).Resent) })
 			forgot := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).Forgotten) })
 			extra := med(func(run billRun, r *bench.SimResult) float64 { return float64(openai(run, r).ExtraCalls) })
-			fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f / %.0f |\n",
-				s, comp, kilo(in), kilo(cached), writesCell, kilo(out), kilo(sin), kilo(scached), kilo(sout), resent, forgot, extra)
+			fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %.0f | %s | %.0f / %.0f |\n",
+				s, comp, kilo(in), kilo(cached), writesCell, kilo(out), kilo(sin), kilo(scached), kilo(sout), resent, bs.verbatimMin(s, window), forgot, extra)
 		}
 		b.WriteString("\n")
 		b.WriteString(moneyTable(bs))
@@ -428,4 +428,25 @@ func sumInts(vs []int) int {
 		sum += v
 	}
 	return sum
+}
+
+// verbatimMin is the least verbatim context any compaction of strategy s
+// left over every seed, as a share of the window ("–" without compactions).
+func (bs billShape) verbatimMin(s string, window int) string {
+	least := -1
+	for _, run := range bs.runs {
+		r := run.result(s, billColumns[1])
+		if r == nil {
+			continue
+		}
+		for _, c := range r.Compactions {
+			if least < 0 || c.Retained < least {
+				least = c.Retained
+			}
+		}
+	}
+	if least < 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f %%", 100*float64(least)/float64(window))
 }

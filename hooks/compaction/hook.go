@@ -112,20 +112,28 @@ type HookConfig struct {
 	// StoreTTL is how long a shared result is kept. Default 10 minutes.
 	StoreTTL time.Duration
 
-	// Prices, when set, are the agent's model's token prices, and make
-	// every compaction pay for itself under them (see docs/compaction.md,
-	// "The bill"). A compaction aims deeper than CompactTo when the cost
-	// model finds the calls until the next compaction cheaper that way,
-	// never keeping less than a fifth of the window verbatim beside the
-	// planned summary and the ledger's block; a prepared one (PrepareAt)
-	// aims as deep. Without PrepareAt, a result is not applied
-	// (Report.Unprofitable, backed off like a failure) when re-sending what
-	// it keeps, uncached, costs more than the calls until the next
-	// compaction save, unless the call is at or above the ceiling halfway
-	// from CompactAt to the window. Nil, the default, assumes nothing about
-	// prices: compactions aim at CompactTo and are applied whenever
-	// smaller. Presets: PricesOpenAI, PricesAnthropic, PricesNoCache.
+	// Prices are the agent's model's token prices, relative to an uncached
+	// input token (see docs/compaction.md, "The bill"). They choose how
+	// deep a compaction goes: when the cost model finds the calls until
+	// the next compaction cheaper that way, a SummarizationCompactor
+	// summarizes everything but the newest fifth of the window (plus one
+	// percent of margin), which it keeps verbatim, instead of stopping at
+	// CompactTo; a prepared compaction (PrepareAt) counts what is appended
+	// while it is written towards that fifth. Nil, the default, assumes
+	// PricesOpenAI (automatic prompt caching, cached input at a tenth,
+	// output at eight times an input token): under every preset the
+	// deeper compaction costs less (docs/benchmarks.md). Set explicitly,
+	// they also make every compaction pay for itself: without PrepareAt, a
+	// result is not applied (Report.Unprofitable, backed off like a
+	// failure) when re-sending what it keeps, uncached, costs more than the
+	// calls until the next compaction save, unless the call is at or above
+	// the ceiling halfway from CompactAt to the window. Presets:
+	// PricesOpenAI, PricesAnthropic, PricesNoCache.
 	Prices *Prices
+	// AimAtCompactTo makes every compaction aim at CompactTo, as the
+	// reference does, however the prices weigh a deeper one. Default
+	// false.
+	AimAtCompactTo bool
 }
 
 // CompactionHook decides when to compact. Registered at hooks.BeforeLLM, it
@@ -166,7 +174,8 @@ type CompactionHook struct {
 	backoff    backoffs
 	fallback   []fallbackStage // nil: HookConfig.DisableFallback
 	sharing    *sharing        // nil: no Store
-	prices     *Prices         // nil: no bill rule
+	prices     *Prices         // HookConfig.Prices; nil: no pay-for-itself rule
+	depth      *Prices         // the prices that choose the depth; nil: HookConfig.AimAtCompactTo
 }
 
 var (
@@ -223,9 +232,17 @@ func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, e
 		p := *cfg.Prices
 		prices = &p
 	}
+	depth := prices
+	if depth == nil {
+		assumed := PricesOpenAI
+		depth = &assumed
+	}
+	if cfg.AimAtCompactTo {
+		depth = nil
+	}
 	h := &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
 		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet(),
-		prices: prices}
+		prices: prices, depth: depth}
 	if !cfg.DisableFallback {
 		fb, err := newFallback(ctx)
 		if err != nil {
@@ -342,11 +359,10 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 			"message_tokens", msgTokens, "estimated_tokens", est)
 	}
 	r.Target = max(base-r.Overhead, 0)
-	if h.prices != nil {
-		if r.Target, err = h.billTarget(ctx, messages, est, r.Target, r.Overhead); err != nil {
-			return r, withCtxErr(ctx, err)
-		}
+	if r.keep, err = h.billKeep(ctx, messages, est, r.Overhead, r.Target+r.Overhead, h.verbatimFloor()); err != nil {
+		return r, withCtxErr(ctx, err)
 	}
+	r.Deep = r.keep >= 0
 	h.warnFixedPart(ctx, messages, state.Tools, base)
 	// Debug: a library logs one Info line per compaction, its outcome
 	// (applied, declined, abandoned), and warns only when something is off.

@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -30,15 +31,59 @@ func (h *CompactionHook) cycleOf(ctx context.Context, messages []*schema.Message
 	return cycle{estimate: est, trigger: int(trigger), prefix: prefix, growth: max(growth, h.window/100, 1)}, nil
 }
 
-// billTarget is the target of a compaction of messages under
-// HookConfig.Prices: the usual target, or deeper when the cost model finds
-// a deeper one cheaper per call (cycle.depth). overhead is Report.Overhead.
-func (h *CompactionHook) billTarget(ctx context.Context, messages []*schema.Message, est, target, overhead int) (int, error) {
+// billKeep decides how deep the compaction of messages, estimated at est
+// tokens for the coming call (overhead of them outside the messages), goes under the prices that choose the depth
+// (HookConfig.Prices, or the assumed PricesOpenAI): -1 to aim at the usual
+// target, a call size of usual tokens; otherwise the tokens of the newest
+// conversation to keep verbatim while everything older is summarized, the
+// verbatim floor keep, when the cost model finds that cheaper per call.
+func (h *CompactionHook) billKeep(ctx context.Context, messages []*schema.Message, est, overhead, usual, keep int) (int, error) {
+	if h.depth == nil {
+		return -1, nil
+	}
 	c, err := h.cycleOf(ctx, messages, est)
 	if err != nil {
-		return 0, err
+		return -1, err
 	}
-	return max(c.depth(*h.prices, target+overhead, h.window)-overhead, 0), nil
+	// The call a deep compaction leaves: what stays at the front, the
+	// verbatim floor, the summary of the rest, and what the call sends
+	// besides its messages (tool schemas).
+	overhead = max(overhead, 0)
+	deep := c.prefix + keep + summaryAllowance(est-overhead-c.prefix-keep) + overhead
+	if deep >= usual || c.rate(*h.depth, deep) >= c.rate(*h.depth, usual) {
+		return -1, nil
+	}
+	return keep, nil
+}
+
+// verbatimFloor is how many of the newest tokens a deep compaction keeps
+// verbatim: billVerbatimShare of the window, and one percent more, so that
+// a counter that measures the kept messages a little differently still finds
+// a fifth of the window.
+func (h *CompactionHook) verbatimFloor() int {
+	return int(math.Ceil((billVerbatimShare + 0.01) * float64(h.window)))
+}
+
+// deepKey carries a deep compaction (Report.Deep) from a CompactionHook to
+// its SummarizationCompactor, through the ctx of the Compact call (a
+// Pipeline passes it on to its stages). Other compactors never see it and
+// aim at the target as before.
+type deepKey struct{}
+
+// deep is what a deep compaction asks: keep the newest keep tokens
+// verbatim and summarize the rest, unless that leaves the messages above
+// limit tokens (a floor so large that the next call would compact again
+// soon); the compaction then goes on towards the target as usual.
+type deep struct{ keep, limit int }
+
+func withDeep(ctx context.Context, d deep) context.Context {
+	return context.WithValue(ctx, deepKey{}, d)
+}
+
+// deepOf returns the deep compaction ctx asks for, and whether it asks.
+func deepOf(ctx context.Context) (deep, bool) {
+	d, ok := ctx.Value(deepKey{}).(deep)
+	return d, ok
 }
 
 // weigh sets r.InvalidatedTokens for the compaction that turns before into

@@ -119,6 +119,12 @@ func newJobSet() *jobSet {
 // (isolated from the agent's callback handlers, collecting the rounds); a
 // background job's ctx also ends when the hook is closed (see start). Nothing runs before start or runInline.
 func (h *CompactionHook) newJob(parent context.Context, snapshot []*schema.Message, tokens, target int, r *Report) *job {
+	if r.Deep {
+		// Past halfway from the usual target to the trigger, the floor
+		// gives way: the next call would compact again soon.
+		trigger, base := h.Thresholds()
+		parent = withDeep(parent, deep{keep: r.keep, limit: (int(trigger)+base)/2 - r.Overhead})
+	}
 	jctx, cancel := context.WithCancel(parent)
 	cctx, rounds := withRoundLog(h.isolated(jctx))
 	awaited := make(chan struct{})

@@ -67,15 +67,23 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	trigger, base := h.Thresholds()
 	overhead := est - msgTokens
 	full := base - overhead
-	if h.prices != nil && full > 0 {
-		// Aim as deep as a compaction at the trigger would (HookConfig.Prices).
-		if full, err = h.billTarget(ctx, messages, int(trigger), full, overhead); err != nil {
-			h.log.DebugContext(ctx, "compaction not prepared: counting for the bill failed", "step", state.StepCount, "error", err.Error())
-			return false
-		}
-	}
 	if full <= 0 {
 		return false
+	}
+	// Go as deep as a compaction at the trigger would (HookConfig.Prices).
+	// What is appended while the job is written stays verbatim behind its
+	// result, at least trigger-est tokens by the time it is applied, and
+	// counts towards the verbatim floor: keeping the whole floor in the
+	// snapshot too kept about twice as much as a synchronous compaction,
+	// which made every prepared compaction re-send more and the next one
+	// come sooner.
+	keep, err := h.billKeep(ctx, messages, int(trigger), overhead, full+overhead, h.verbatimFloor())
+	if err != nil {
+		h.log.DebugContext(ctx, "compaction not prepared: counting for the bill failed", "step", state.StepCount, "error", err.Error())
+		return false
+	}
+	if keep >= 0 {
+		keep = max(keep-max(int(trigger)-est, 0), 0)
 	}
 	// The result is applied at the first call at or past the trigger that
 	// finds it finished, and whatever was appended since the snapshot is
@@ -95,7 +103,7 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	// the usual target.
 	applied := (trigger + h.ceiling()) / 2
 	target := max(min(full-(int(applied)-est), full), full/4)
-	r := Report{Step: state.StepCount, Overhead: overhead}
+	r := Report{Step: state.StepCount, Overhead: overhead, Deep: keep >= 0, keep: keep}
 	// The job outlives its run but not maxAge: by then find would drop its
 	// result unused, so a summarizer call still running (hung, with no
 	// deadline of its own) is cancelled even if no call of the hook ever

@@ -74,7 +74,7 @@ func (c *SummarizationCompactor) Plan(ctx context.Context, messages []*schema.Me
 	if counter == nil {
 		counter = DefaultCounter()
 	}
-	return c.plan(ctx, messages, max(target, 0), counter, nil)
+	return c.plan(ctx, messages, max(target, 0), counter, nil, false)
 }
 
 // planRegions holds the landmarks of a conversation (reference A.2).
@@ -342,10 +342,24 @@ func summariesIn(messages []*schema.Message, from, to int) []int {
 	return out
 }
 
-func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Message, target int, counter TokenCounter, refused refusals) (Plan, error) {
+// plan is Plan with the rounds the compaction refused as not smaller. A ctx
+// from a CompactionHook asking for a deep compaction (Report.Deep) plans
+// that first (planDeep); held says a deep round has already brought the
+// conversation within the deep compaction's limit, so no usual round may
+// take from the verbatim floor.
+func (c *SummarizationCompactor) plan(ctx context.Context, messages []*schema.Message, target int, counter TokenCounter, refused refusals, held bool) (Plan, error) {
 	// One remainder serves every planning of the round: with an
 	// AdditiveCounter it measures each message once.
 	rest := newRemainder(ctx, messages, counter)
+	if d, ok := deepOf(ctx); ok {
+		p, err := c.planDeep(rest, refused, d.keep)
+		if err != nil || !p.Empty() || held {
+			return p, err
+		}
+		// Nothing lies outside the floor (or nothing there can shrink),
+		// or what is left is still above the deep compaction's limit: the
+		// conversation must come down, so plan as usual.
+	}
 	if c.plansAhead() {
 		p, bound, err := c.planKeeping(rest, target, refused, target/recentShare)
 		if err != nil || !bound {
@@ -401,6 +415,42 @@ func (c *SummarizationCompactor) reaches(rest *remainder, plan Plan, target int)
 // least recent tokens spared, besides the newest MinKeepSteps; bound
 // reports whether that spared more than MinKeepSteps does.
 func (c *SummarizationCompactor) planKeeping(rest *remainder, target int, refused refusals, recent int) (p Plan, bound bool, err error) {
+	return c.planBelow(rest, target, refused, recent, len(rest.messages))
+}
+
+// planDeep plans the one round of a deep compaction (Report.Deep): every
+// group of messages before the newest ones that hold keep tokens, in the
+// tiers' order and as one round where the tiers allow (the history and the
+// oldest steps of the current task together, the summaries among them
+// folded in), so that the floor stays verbatim and the rest becomes one
+// summary.
+func (c *SummarizationCompactor) planDeep(rest *remainder, refused refusals, keep int) (Plan, error) {
+	below, err := newestFrom(rest, keep)
+	if err != nil || below == 0 {
+		return Plan{}, err
+	}
+	p, _, err := c.planBelow(rest, 0, refused, keep, below)
+	return p, err
+}
+
+// newestFrom returns the index from which the newest messages hold at least
+// keep tokens (0 when all of them hold less).
+func newestFrom(rest *remainder, keep int) (int, error) {
+	held := 0
+	for i := len(rest.messages) - 1; i >= 0; i-- {
+		n, err := rest.groupTokens([]int{i})
+		if err != nil {
+			return 0, err
+		}
+		if held += n; held >= keep {
+			return i, nil
+		}
+	}
+	return 0, nil
+}
+
+// planBelow is planKeeping taking only groups that end before index below.
+func (c *SummarizationCompactor) planBelow(rest *remainder, target int, refused refusals, recent, below int) (p Plan, bound bool, err error) {
 	messages := rest.messages
 	r := planRegionsOf(messages)
 	seq := make([]int, len(messages))
@@ -418,11 +468,11 @@ func (c *SummarizationCompactor) planKeeping(rest *remainder, target int, refuse
 	// because it could not pay leaves nothing taken.
 	taker := func(groups [][]int, least int) ([]int, bool, error) {
 		rest.reset()
-		return c.takeGroups(rest, refused.filter(messages, groups), target, least)
+		return c.takeGroups(rest, before(refused.filter(messages, groups), below), target, least)
 	}
 
 	st := taskSteps(messages, r, seq)
-	historySums := summariesIn(messages, r.systemEnd, r.historyEnd())
+	historySums := summariesIn(messages, r.systemEnd, min(r.historyEnd(), below))
 	cut := max(len(st)-c.minKeep, 0)
 	if recent > 0 {
 		k, err := newestHolding(rest, st, recent)
@@ -449,7 +499,7 @@ func (c *SummarizationCompactor) planKeeping(rest *remainder, target int, refuse
 			return Plan{Tier: TierHistoricalTurns, Indices: sel}, bound, err
 		}
 	}
-	taskSums := summariesIn(messages, r.taskStart(), len(messages))
+	taskSums := summariesIn(messages, r.taskStart(), below)
 	if sel, err := foldSummaries(taker, historySums); err != nil || sel != nil {
 		// Folding reads summaries again, which frees the least per token
 		// read; when the planner plans ahead (plansAhead), the fold waits
@@ -805,4 +855,9 @@ func newestHolding(rest *remainder, steps [][]int, recent int) (int, error) {
 		}
 	}
 	return 0, nil
+}
+
+// before returns the groups whose every message comes before index below.
+func before(groups [][]int, below int) [][]int {
+	return slices.DeleteFunc(slices.Clone(groups), func(g []int) bool { return slices.Max(g) >= below })
 }

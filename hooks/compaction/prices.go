@@ -72,10 +72,6 @@ func (p Prices) write() float64 {
 // back (issue 23 asks for at least 20 %).
 const billVerbatimShare = 0.2
 
-// billDepths is how many targets between the verbatim floor and the usual
-// target the depth choice weighs.
-const billDepths = 8
-
 // cycle describes one compaction and the calls until the next, in tokens
 // of the coming call (messages and overhead): the model behind
 // HookConfig.Prices.
@@ -122,41 +118,6 @@ func (c cycle) saving(p Prices, kept int) float64 {
 // and is left out.
 func (c cycle) rate(p Prices, kept int) float64 {
 	return c.cost(p, kept)/c.calls(kept) + p.CachedInput*float64(kept+c.trigger)/2
-}
-
-// depth returns the call size a compaction should aim for, between the
-// usual target and the deepest one that keeps billVerbatimShare of window
-// verbatim beside its planned summary and the identifier ledger's block (at
-// most a quarter of the target by default): the one with the lowest rate, the
-// shallowest of those within 1 % of it, so that prices under which depth
-// makes no difference keep the usual target.
-func (c cycle) depth(p Prices, usual, window int) int {
-	floor := usual
-	for k := usual; k >= 0; k -= max(usual/64, 1) {
-		if float64(k-summaryAllowance(c.estimate-k)-k/4) < billVerbatimShare*float64(window) {
-			break
-		}
-		floor = k
-	}
-	if floor >= usual {
-		return usual
-	}
-	best, bestRate := usual, c.rate(p, usual)
-	rates := make([]float64, billDepths+1)
-	for i := range rates {
-		k := usual - (usual-floor)*i/billDepths
-		rates[i] = c.rate(p, k)
-		if rates[i] < bestRate {
-			bestRate = rates[i]
-		}
-	}
-	for i, r := range rates {
-		if r <= bestRate*1.01 {
-			best = usual - (usual-floor)*i/billDepths
-			break
-		}
-	}
-	return best
 }
 
 // resent is what the kept part behind the first replaced message costs

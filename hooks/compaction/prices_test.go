@@ -51,43 +51,6 @@ func TestCompactionPaysForItself(t *testing.T) {
 	}
 }
 
-// The depth a bill-aware compaction aims for: deeper than the usual target
-// when that is cheaper per call, never below a fifth of the window verbatim
-// beside the planned summary, and the usual target when the window leaves
-// no room for that.
-func TestBillDepth(t *testing.T) {
-	t.Parallel()
-	const window = 32000
-	c := cycle{estimate: 22400, trigger: 22400, prefix: 1000, growth: 600}
-	cases := []struct {
-		name   string
-		prices Prices
-		usual  int
-		deeper bool
-	}{
-		{"OpenAI-like", PricesOpenAI, 12800, true},
-		{"Anthropic-like", PricesAnthropic, 12800, true},
-		{"no caching", PricesNoCache, 12800, true},
-		{"usual target already at the floor", PricesOpenAI, 10000, false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got := c.depth(tc.prices, tc.usual, window)
-			if got > tc.usual || (got < tc.usual) != tc.deeper {
-				t.Fatalf("depth %d for a usual target of %d; want deeper: %v", got, tc.usual, tc.deeper)
-			}
-			if verbatim := got - summaryAllowance(c.estimate-got) - got/4; got < tc.usual && float64(verbatim) < billVerbatimShare*window {
-				t.Errorf("depth %d keeps %d verbatim beside a %d-token summary and a ledger block of %d: below a fifth of the window",
-					got, verbatim, summaryAllowance(c.estimate-got), got/4)
-			}
-			if got < tc.usual && c.rate(tc.prices, got) >= c.rate(tc.prices, tc.usual) {
-				t.Errorf("depth %d costs %.0f a call, the usual target %.0f: not cheaper", got, c.rate(tc.prices, got), c.rate(tc.prices, tc.usual))
-			}
-		})
-	}
-}
-
 // keepOneLess drops only the oldest tool step: a small rewrite.
 var keepOneLess = CompactorFunc(func(_ context.Context, msgs []*schema.Message, _ int, _ TokenCounter) ([]*schema.Message, error) {
 	if len(msgs) < 6 {

@@ -24,7 +24,14 @@ type Report struct {
 	Triggered      bool    // Estimated >= Trigger
 	Overhead       int     // Estimated minus the counter's size of the messages
 	Target         int     // the target handed to the compactor
-	Compacted      bool    // the compactor returned a new conversation
+	// Deep says the compaction was asked to go deeper than Target: a
+	// SummarizationCompactor then summarizes everything but the newest
+	// fifth of the window, which it keeps verbatim, because the prices
+	// (HookConfig.Prices, or the assumed PricesOpenAI) make that cheaper
+	// per call. Other compactors aim at Target all the same.
+	Deep      bool
+	keep      int  // the verbatim floor of a Deep compaction, in tokens; -1 when not Deep
+	Compacted bool // the compactor returned a new conversation
 	// BackedOff: triggered, but the compactor was not called because a
 	// compaction of this conversation failed recently (see CompactionHook).
 	BackedOff bool

@@ -45,6 +45,10 @@ func (h *CompactionHook) storeScopeOf(identity, scope string) Digest {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\x00compactor=%s\x00scope=%s\x00window=%d\x00at=%v\x00to=%v\x00counter=%T",
 		digestVersion, identity, scope, h.window, h.at, h.to, h.counter)
+	// The prices that choose the depth change what a compaction keeps.
+	if h.depth != nil {
+		fmt.Fprintf(&b, "\x00depth=%v/%v/%v", h.depth.CachedInput, h.depth.CacheWrite, h.depth.Output)
+	}
 	return sha256.Sum256([]byte(b.String()))
 }
 

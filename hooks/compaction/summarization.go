@@ -306,14 +306,17 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 		al = newAlignment(ctx, messages)
 	}
 	for current > target {
-		plan, err := c.plan(ctx, compacted, target, counter, refused)
+		d, deep := deepOf(ctx)
+		plan, err := c.plan(ctx, compacted, target, counter, refused, deep && summarized && current <= d.limit)
 		if err != nil {
 			return nil, withCtxErr(ctx, err)
 		}
 		if plan.Empty() {
 			break
 		}
-		if summarized {
+		// A deep round that left the conversation above its limit did not
+		// do its job: the next round goes on however far it overshoots.
+		if summarized && !(deep && current > d.limit) {
 			over, err := c.overshoots(ctx, compacted, plan, current, target, counter)
 			if err != nil {
 				return nil, withCtxErr(ctx, err)

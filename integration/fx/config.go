@@ -154,6 +154,11 @@ type CompactionConfig struct {
 	// context_window, tool results are pruned, then the sliding window
 	// drops the oldest turns. Default false.
 	DisableFallback bool `yaml:"disable_fallback"`
+	// AimAtCompactTo makes every compaction aim at compact_to
+	// (compaction.HookConfig.AimAtCompactTo): by default a summarization
+	// compaction goes deeper when the prices make that cheaper, keeping
+	// the newest fifth of the window verbatim.
+	AimAtCompactTo bool `yaml:"aim_at_compact_to"`
 	// Counter configures the local token counter.
 	Counter CounterConfig `yaml:"counter"`
 	// Summarize configures the "summarize" strategy.

@@ -141,6 +141,7 @@ func provideHook(in hookIn) (hookOut, error) {
 		PrepareAt:       c.PrepareAt,
 		Prices:          c.Prices.prices(),
 		DisableFallback: c.DisableFallback,
+		AimAtCompactTo:  c.AimAtCompactTo,
 		TokenCounter:    in.Counter,
 		Logger:          orDefault(in.Logger),
 		Observer:        dispatch{static: in.Observers},

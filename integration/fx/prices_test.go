@@ -61,8 +61,9 @@ func TestPricesKey(t *testing.T) {
 			if err := fx.New(fx.NopLogger, Module(cfg), fx.Populate(&hook)).Err(); err != nil {
 				t.Fatal(err)
 			}
-			// A conversation at the trigger: with prices the target is
-			// at most compact_to's, and deeper under caching.
+			// A conversation at the trigger: the target is compact_to's,
+			// and the compaction goes deeper (Report.Deep) under every
+			// price, the assumed ones included, leaving less than it.
 			msgs := []*schema.Message{schema.SystemMessage("rules"), schema.UserMessage("fetch everything")}
 			for i := range 60 {
 				id := fmt.Sprintf("c%d", i)
@@ -76,11 +77,9 @@ func TestPricesKey(t *testing.T) {
 			}
 			_, usual := hook.Thresholds()
 			usual -= r.Overhead
-			if tc.want == nil && r.Target != usual {
-				t.Errorf("no prices: target %d, want compact_to's %d", r.Target, usual)
-			}
-			if tc.want != nil && tc.want.CachedInput < 1 && r.Target >= usual {
-				t.Errorf("prices %+v: target %d, want below compact_to's %d", *tc.want, r.Target, usual)
+			if r.Target != usual || !r.Deep || !r.Compacted || r.TokensAfter >= usual {
+				t.Errorf("prices %+v: target %d (compact_to's %d), deep %v, compacted %v to %d tokens; want a deep compaction below compact_to's target",
+					tc.want, r.Target, usual, r.Deep, r.Compacted, r.TokensAfter)
 			}
 		})
 	}
