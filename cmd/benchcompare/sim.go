@@ -119,7 +119,7 @@ func statsOf(r *bench.SimResult) runStats {
 		inputs = append(inputs, float64(c.InputTokens))
 		stalls = append(stalls, float64(c.Stall))
 		retained = append(retained, float64(c.Retained))
-		if 4*c.Retained < r.Config.Window {
+		if 5*c.Retained < r.Config.Window {
 			s.compactionsUnder++
 		}
 	}
@@ -194,7 +194,7 @@ func simReport(all []shapeRuns, steps, window int, withPlot bool) string {
 			return o, e
 		}
 		tokens := func(v float64) string { return fmt.Sprintf("%.0f", v) }
-		// One decimal, so a share just below a quarter does not read as 25 %.
+		// One decimal, so a share just below a fifth does not read as 20 %.
 		pct := func(v float64) string { return fmt.Sprintf("%.0f (%.1f %%)", v, 100*v/float64(window)) }
 		secs := func(v float64) string { return fmt.Sprintf("%.1f s", v/1e9) }
 		ms := func(v float64) string { return fmt.Sprintf("%.2f ms", v/1e6) }
@@ -242,9 +242,10 @@ func simReport(all []shapeRuns, steps, window int, withPlot bool) string {
 		fmt.Fprintf(&b, "| total summarizer input no more than Eino's | %s | ratio %.3f | %s |\n", t.shape, t.totRatio, yes(t.totRatio <= 1))
 	}
 	for _, t := range targets {
-		// One decimal: 7,947 of 32,000 tokens is 24.8 %, below a quarter,
-		// and must not read as 25 %.
-		fmt.Fprintf(&b, "| at least a quarter of the window verbatim after every compaction | %s | min %.0f tokens (%.1f %%); %s below | %s |\n",
+		// One decimal: 6,390 of 32,000 tokens is 19.97 %, below a fifth,
+		// and must not read as 20 %. Issue 13 asked for a quarter; issue
+		// 23's deep compactions keep a fifth, the floor it sets.
+		fmt.Fprintf(&b, "| at least a fifth of the window verbatim after every compaction | %s | min %.0f tokens (%.1f %%); %s below | %s |\n",
 			t.shape, t.retainedMin, 100*t.retainedMin/float64(window), plural(t.under, "compaction"), yes(t.under == 0))
 	}
 	for _, t := range targets {
@@ -284,7 +285,7 @@ func minimalInput(window int) int {
 
 // tierLine tells, over all seeds of a shape, which planner tiers
 // einocompact's rounds came from, and which tier opened the compactions that
-// kept less than a quarter of the window verbatim.
+// kept less than a fifth of the window verbatim.
 func tierLine(sr shapeRuns, window int) string {
 	rounds, short := map[string]int{}, map[string]int{}
 	var order []string
@@ -300,7 +301,7 @@ func tierLine(sr shapeRuns, window int) string {
 				seen(t)
 				rounds[t]++
 			}
-			if 4*c.Retained < window && len(c.Tiers) > 0 {
+			if 5*c.Retained < window && len(c.Tiers) > 0 {
 				nShort++
 				short[c.Tiers[0]]++
 			}
@@ -315,7 +316,7 @@ func tierLine(sr shapeRuns, window int) string {
 	}
 	line := fmt.Sprintf("einocompact's rounds over the %d seeds, by planner tier: %s.", len(sr.runs), strings.Join(parts, ", "))
 	if nShort > 0 {
-		line += fmt.Sprintf(" The %s that kept less than a quarter of the window verbatim opened with: %s.", plural(nShort, "compaction"), strings.Join(shortParts, ", "))
+		line += fmt.Sprintf(" The %s that kept less than a fifth of the window verbatim opened with: %s.", plural(nShort, "compaction"), strings.Join(shortParts, ", "))
 	}
 	return line + "\n\n"
 }
