@@ -79,7 +79,8 @@
 //   - Eino callbacks: ComponentCompaction and CompactionInput.
 //   - What a compaction costs against what it saves (HookConfig.Prices):
 //     Prices, relative to an uncached input token, and PricesPreset with
-//     PricesOpenAI, PricesAnthropic and PricesNoCache.
+//     PricesOpenAI, PricesAnthropic and PricesNoCache. They choose deep
+//     compactions (Report.Deep; off with HookConfig.AimAtCompactTo).
 //   - Counter settings: ApproximateConfig, NoCharge, and their bounds
 //     MinCharsPerToken, MaxCharsPerToken, MaxAttachmentCharge.
 package compaction

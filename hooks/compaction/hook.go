@@ -139,7 +139,10 @@ type HookConfig struct {
 // CompactionHook decides when to compact. Registered at hooks.BeforeLLM, it
 // estimates the size of the coming model call and, once that reaches
 // ContextWindow*CompactAt, asks its Compactor to bring the conversation down to
-// ContextWindow*CompactTo, then replaces State.Messages with the result.
+// ContextWindow*CompactTo, then replaces State.Messages with the result. When
+// the prices make it cheaper (HookConfig.Prices; by default they do), a
+// SummarizationCompactor is asked to go deeper (Report.Deep): it keeps the
+// newest fifth of the window verbatim and summarizes everything older.
 //
 // The estimate trusts State.ContextTokens (the provider's size of the last
 // call) when it is known and counts locally only the messages added after the
