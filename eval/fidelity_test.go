@@ -49,10 +49,10 @@ func evalCompactor(t *testing.T, ledger *compaction.LedgerConfig) (compaction.Co
 
 // runCorpus runs the fidelity corpus through a compactor with the ledger
 // configured as given.
-func runCorpus(t *testing.T, ledger *compaction.LedgerConfig) []Result {
+func runCorpus(t *testing.T, ledger *compaction.LedgerConfig, hook bool) []Result {
 	t.Helper()
 	c, rc := evalCompactor(t, ledger)
-	results, err := Run(context.Background(), Config{Compactor: c, Rounds: rc.Totals}, Corpus(corpusSeed, corpusSize))
+	results, err := Run(context.Background(), Config{Compactor: c, Rounds: rc.Totals, Hook: hook}, Corpus(corpusSeed, corpusSize))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,15 +91,23 @@ func TestFidelity(t *testing.T) {
 	configs := []struct {
 		label  string
 		ledger *compaction.LedgerConfig
+		hook   bool
 	}{
-		{"ledger off", &compaction.LedgerConfig{Disabled: true}},
-		{"ledger default (a quarter of the target, 200 remembered)", nil},
-		{"ledger tuned (3072 tokens, 400 remembered)", &tunedLedger},
+		{"ledger off", &compaction.LedgerConfig{Disabled: true}, false},
+		{"ledger default (a quarter of the target, 200 remembered)", nil, false},
+		{"ledger tuned (3072 tokens, 400 remembered)", &tunedLedger, false},
+		// The defaults as an agent meets them: through the hook, whose
+		// compactions go deep (compaction.Report.Deep).
+		{"ledger default, through the hook (deep compactions)", nil, true},
 	}
 	runs := make([]Labeled, len(configs))
 	for i, cfg := range configs {
-		runs[i] = Labeled{Label: cfg.label, Results: runCorpus(t, cfg.ledger)}
+		runs[i] = Labeled{Label: cfg.label, Results: runCorpus(t, cfg.ledger, cfg.hook)}
 		checkCompaction(t, cfg.label, runs[i].Results)
+	}
+	// Issue 23 holds identifiers kept at 95 % or more under the defaults.
+	if tot := Total(runs[3].Results); 100*tot.LedgerIDsKept < 95*tot.LedgerIDs {
+		t.Errorf("%s: %d of %d identifiers kept, below 95 %%", runs[3].Label, tot.LedgerIDsKept, tot.LedgerIDs)
 	}
 	if off := Total(runs[0].Results).Ledger; off != (compaction.IdentifierStats{}) {
 		t.Errorf("the disabled ledger reported work: %+v", off)
@@ -127,7 +135,7 @@ func TestFidelity(t *testing.T) {
 // had to drop one, while compaction still saves tokens.
 func TestLedgerKeepsEveryIdentifier(t *testing.T) {
 	t.Parallel()
-	results := runCorpus(t, &tunedLedger)
+	results := runCorpus(t, &tunedLedger, false)
 	checkCompaction(t, "tuned", results)
 	for _, r := range results {
 		if r.LedgerIDsKept != r.LedgerIDs {

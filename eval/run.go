@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
 	"github.com/einocompact/einocompact/internal/spotlight"
@@ -26,6 +28,13 @@ type Config struct {
 	// CompactAt and CompactTo are the CompactionHook thresholds, as fractions
 	// of ContextWindow. Defaults 0.7 and 0.4.
 	CompactAt, CompactTo float64
+	// Hook, when set, compacts through a compaction.CompactionHook with
+	// these thresholds and every other default of the hook, as an agent
+	// does: deep compactions included (compaction.Report.Deep), the
+	// model-free fallback excluded, since a failed round fails the run.
+	// Unset, Run calls the Compactor with the CompactTo target itself, as
+	// the reference's hook does.
+	Hook bool
 	// Rounds, when set, returns the totals of the summarizer rounds the
 	// compactor has run so far (a RoundCounter's Totals), for the report; Run
 	// takes differences, so one counter may serve a whole corpus.
@@ -115,6 +124,17 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 	trigger := int(float64(cfg.ContextWindow) * cfg.CompactAt)
 	target := int(float64(cfg.ContextWindow) * cfg.CompactTo)
 	before := roundsOf(cfg)
+	var hook *compaction.CompactionHook
+	if cfg.Hook {
+		h, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{Compactor: cfg.Compactor, ContextWindow: cfg.ContextWindow,
+			CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo, TokenCounter: cfg.Counter, DisableFallback: true,
+			Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			return res, err
+		}
+		defer h.Close(ctx)
+		hook = h
+	}
 	var conv []*schema.Message
 	prev := 0
 	for _, end := range t.Steps {
@@ -127,13 +147,25 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 		if n < trigger {
 			continue
 		}
-		next, err := cfg.Compactor.Compact(ctx, conv, target, cfg.Counter)
-		if err != nil {
-			return res, err
-		}
-		if next != nil {
-			conv = next
-			res.Compactions++
+		if hook != nil {
+			st := &hooks.State{Messages: conv}
+			r, err := hook.Decide(ctx, st)
+			if err != nil {
+				return res, err
+			}
+			if r.Compacted {
+				conv = st.Messages
+				res.Compactions++
+			}
+		} else {
+			next, err := cfg.Compactor.Compact(ctx, conv, target, cfg.Counter)
+			if err != nil {
+				return res, err
+			}
+			if next != nil {
+				conv = next
+				res.Compactions++
+			}
 		}
 		if err := checkNoOrphans(conv); err != nil {
 			return res, err
