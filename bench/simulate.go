@@ -41,6 +41,12 @@ const (
 	StrategyEinoPrefix = "eino-prefix"
 	// StrategyNone compacts nothing: the window is taken to be unbounded.
 	StrategyNone = "none"
+	// StrategyFloorBound is a reference, not a configuration to use:
+	// StrategyAligned's deep compactions with a summarizer that writes one
+	// token and no identifier ledger, so a summary costs nearly nothing to
+	// write and takes nearly no room. Its bill is about the least a
+	// compaction that keeps a fifth of the window verbatim can cost here.
+	StrategyFloorBound = "floor-bound"
 	// StrategyAligned is StrategyEinocompact with
 	// SummarizationConfig.CacheAligned: the summarizer gets the agent's
 	// last request and one instruction.
@@ -523,6 +529,20 @@ func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer 
 			return nil, err
 		}
 		return &hookStrategy{hook: h, tools: tools}, nil
+	case StrategyFloorBound:
+		c, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{ChatModel: oneToken{summarizer}, Logger: discardLogger,
+			CacheAligned: true, Ledger: &compaction.LedgerConfig{Disabled: true}})
+		if err != nil {
+			return nil, err
+		}
+		h, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
+			Compactor: c, ContextWindow: cfg.Window, CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo,
+			TokenCounter: counter, Logger: discardLogger, Prices: cfg.Prices,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &hookStrategy{hook: h, tools: tools}, nil
 	case StrategyNone:
 		return noCompaction{}, nil
 	}
@@ -616,4 +636,11 @@ func (s *einoStrategy) beforeModel(ctx context.Context, msgs []*schema.Message, 
 		return nil, err
 	}
 	return out.Messages, nil
+}
+
+// oneToken is a summarizer that writes at most one token (StrategyFloorBound).
+type oneToken struct{ *Summarizer }
+
+func (o oneToken) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	return o.Summarizer.Generate(ctx, input, append(opts, model.WithMaxTokens(1))...)
 }

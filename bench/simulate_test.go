@@ -207,3 +207,46 @@ func TestSimulatePreparedDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// The floor bound's summaries cost one output token and carry no ledger,
+// and its compactions keep a fifth of the window verbatim like
+// StrategyAligned's: what it measures is the floor's own price.
+func TestFloorBoundWritesNothingAndKeepsTheFloor(t *testing.T) {
+	t.Parallel()
+	for _, shape := range Shapes {
+		cfg := SimConfig{Shape: shape, Steps: 120, Window: 16000, Seed: 2, Strategies: []string{StrategyFloorBound, StrategyAligned}}
+		res, err := Simulate(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bound, aligned := res[0], res[1]
+		if len(bound.Compactions) == 0 {
+			t.Fatalf("%s: the floor bound never compacted", shape)
+		}
+		for _, c := range bound.Compactions {
+			for _, call := range c.Calls {
+				if call.OutputTokens > 1 {
+					t.Errorf("%s step %d: the floor bound's summarizer wrote %d tokens", shape, c.Step, call.OutputTokens)
+				}
+			}
+			if 5*c.Retained < cfg.Window {
+				t.Errorf("%s step %d: %d tokens verbatim, below a fifth of %d", shape, c.Step, c.Retained, cfg.Window)
+			}
+		}
+		for _, rq := range bound.Requests {
+			for _, m := range rq.Messages {
+				if _, ok := compaction.MarkerOf(m); ok && len(m.Content) > 200 {
+					t.Errorf("%s step %d: a floor-bound summary of %d characters", shape, rq.Step, len(m.Content))
+				}
+			}
+		}
+		if sum := func(r *SimResult) (n int) {
+			for _, c := range r.Compactions {
+				n += c.OutputTokens
+			}
+			return n
+		}; sum(bound) >= sum(aligned) {
+			t.Errorf("%s: the floor bound wrote %d summary tokens, einocompact-aligned %d", shape, sum(bound), sum(aligned))
+		}
+	}
+}

@@ -34,7 +34,7 @@ var billStrategies = []string{
 	bench.StrategyAligned, bench.StrategyAligned + pricedSuffix,
 	bench.StrategyPrepared, bench.StrategyPreparedAligned, bench.StrategyPreparedAligned + pricedSuffix,
 	bench.StrategyPruning, bench.StrategyPruningAligned,
-	bench.StrategyEino, bench.StrategyEinoPrefix, bench.StrategyNone,
+	bench.StrategyEino, bench.StrategyEinoPrefix, bench.StrategyNone, bench.StrategyFloorBound,
 }
 
 // pricedSuffix marks a strategy run with HookConfig.Prices.
