@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -434,19 +435,36 @@ func (c *SummarizationCompactor) planDeep(rest *remainder, refused refusals, kee
 }
 
 // newestFrom returns the index from which the newest messages hold at least
-// keep tokens (0 when all of them hold less).
+// keep tokens (0 when all of them hold less). The newest messages are
+// measured together, as the counter measures the conversation they stay in:
+// a counter that charges each request a fixed part (a provider's counting
+// endpoint) counts messages together as less than the sum of their counts
+// one by one, and such a sum left the floor short
+// (TestDeepCompactionFloorIsMeasuredAsAWhole).
 func newestFrom(rest *remainder, keep int) (int, error) {
-	held := 0
-	for i := len(rest.messages) - 1; i >= 0; i-- {
-		n, err := rest.groupTokens([]int{i})
-		if err != nil {
-			return 0, err
-		}
-		if held += n; held >= keep {
-			return i, nil
-		}
+	n := len(rest.messages)
+	seq := make([]int, n)
+	for i := range seq {
+		seq[i] = i
 	}
-	return 0, nil
+	// The newest messages from i hold less as i grows: the floor starts
+	// just before the first i whose messages hold less than keep.
+	var err error
+	short := sort.Search(n, func(i int) bool {
+		if err != nil {
+			return true
+		}
+		held, cerr := rest.groupTokens(seq[i:])
+		if cerr != nil {
+			err = cerr
+			return true
+		}
+		return held < keep
+	})
+	if err != nil {
+		return 0, err
+	}
+	return max(short-1, 0), nil
 }
 
 // planBelow is planKeeping taking only groups that end before index below.
