@@ -430,7 +430,11 @@ func (c *SummarizationCompactor) planDeep(rest *remainder, refused refusals, kee
 	if err != nil || below == 0 {
 		return Plan{}, err
 	}
-	p, _, err := c.planBelow(rest, 0, refused, keep, below)
+	// No steps are spared by their own count (recent 0): below already
+	// keeps the floor, measured over every message, and steps counted
+	// alone leave out what the floor holds besides them (a summary, a
+	// note), which kept one more step verbatim than the floor needs.
+	p, _, err := c.planBelow(rest, 0, refused, 0, below)
 	return p, err
 }
 
