@@ -68,17 +68,6 @@ func checkDeepResult(t *testing.T, msgs, before, out []*schema.Message, keep int
 	}
 }
 
-// withPairedSteps is sys, a request and n steps of one call and one result
-// of size characters each; the steps' ids are p0, p1, ...
-func withPairedSteps(n, size int) []*schema.Message {
-	msgs := []*schema.Message{sys("rules"), user("current request")}
-	for i := range n {
-		id := fmt.Sprintf("p%d", i)
-		msgs = append(msgs, call(id), result(id, rep("r", size)))
-	}
-	return msgs
-}
-
 // A deep compaction parts no tool call from its results, wherever the
 // floor's boundary falls, and keeps the system prompt, the current request
 // and earlier summaries where they belong.
@@ -96,7 +85,7 @@ func TestDeepCompactionKeepsPairsAndLandmarks(t *testing.T) {
 	}{
 		{
 			name: "boundary between a call and its result",
-			msgs: func() []*schema.Message { return withPairedSteps(30, 200) },
+			msgs: func() []*schema.Message { return deepConversation(0, 30, 200) },
 			// Message len-3 is the result of the call at len-4.
 			keep:  func(m []*schema.Message) int { return boundaryAt(m, len(m)-3) },
 			stays: []int{-3, -4},
@@ -105,7 +94,7 @@ func TestDeepCompactionKeepsPairsAndLandmarks(t *testing.T) {
 		{
 			name: "boundary inside parallel results",
 			msgs: func() []*schema.Message {
-				m := withPairedSteps(20, 200)
+				m := deepConversation(0, 20, 200)
 				m = append(m, call("a", "b", "c"), result("a", rep("A", 300)), result("b", rep("B", 300)), result("c", rep("C", 300)))
 				return append(m, call("z"), result("z", "last"))
 			},
@@ -117,7 +106,7 @@ func TestDeepCompactionKeepsPairsAndLandmarks(t *testing.T) {
 		{
 			name: "results of one call split by another message",
 			msgs: func() []*schema.Message {
-				m := withPairedSteps(20, 200)
+				m := deepConversation(0, 20, 200)
 				m = append(m, call("a", "b"), result("a", rep("A", 300)), note(StrategyToolResultPruning, "a note"), result("b", rep("B", 300)))
 				return append(m, call("z"), result("z", "last"))
 			},
@@ -129,7 +118,7 @@ func TestDeepCompactionKeepsPairsAndLandmarks(t *testing.T) {
 		{
 			name: "split results with the boundary before the split",
 			msgs: func() []*schema.Message {
-				m := withPairedSteps(20, 200)
+				m := deepConversation(0, 20, 200)
 				m = append(m, call("a", "b"), result("a", rep("A", 300)), note(StrategyToolResultPruning, "a note"), result("b", rep("B", 300)))
 				return append(m, call("z"), result("z", "last"))
 			},
@@ -142,7 +131,7 @@ func TestDeepCompactionKeepsPairsAndLandmarks(t *testing.T) {
 		{
 			name: "orphan tool results in the input",
 			msgs: func() []*schema.Message {
-				m := withPairedSteps(20, 200)
+				m := deepConversation(0, 20, 200)
 				m = slices.Insert(m, 10, result("ghost-old", rep("g", 200)))
 				return append(m, result("ghost-new", "late"), call("z"), result("z", rep("z", 400)))
 			},
