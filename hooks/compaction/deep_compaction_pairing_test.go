@@ -169,6 +169,15 @@ func TestDeepCompactionKeepsPairsAndLandmarks(t *testing.T) {
 			gone:  []int{1, 2, 1 + 8*3},
 		},
 		{
+			name: "boundary between a call and its result in an earlier turn",
+			msgs: func() []*schema.Message { return deepConversation(6, 3, 300) },
+			// Turn 4 is its request at 33, steps at 34-35, 36-37 and
+			// 38-39, and its reply at 40; the floor starts at result 37.
+			keep:  func(m []*schema.Message) int { return boundaryAt(m, 37) },
+			stays: []int{36, 37, 38, 40},
+			gone:  []int{1, 33, 34, 35},
+		},
+		{
 			name: "zero-length messages",
 			msgs: func() []*schema.Message {
 				m := []*schema.Message{sys("rules"), user("current request")}
