@@ -2,10 +2,13 @@ package compaction
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
 )
 
 // primedCounter counts the rendering of the messages, one token per
@@ -76,6 +79,42 @@ func TestDeepCompactionFloorIsMeasuredAsAWhole(t *testing.T) {
 			}
 			if err := newPairingFaults(msgs, out); err != nil {
 				t.Error(err)
+			}
+		})
+	}
+}
+
+// Through the hook, under its defaults (deep compactions), a compaction
+// leaves at least a fifth of the window verbatim by the hook's counter,
+// also when that counter charges each request a fixed part.
+func TestHookDeepCompactionKeepsAFifthUnderAnyCounter(t *testing.T) {
+	t.Parallel()
+	const window = 20000
+	cases := []struct {
+		name    string
+		counter TokenCounter
+	}{
+		{"fake counter", fc1},
+		{"counter charging each request", primedCounter{perCall: 30}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, _, _ := scNew(t, scFixed(t, "short summary"), scConfig{})
+			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: c, ContextWindow: window,
+				TokenCounter: tc.counter, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := deepConversation(0, 300, 20)
+			state := &hooks.State{Messages: msgs}
+			r, err := h.Decide(context.Background(), state)
+			if err != nil || !r.Compacted || !r.Deep {
+				t.Fatalf("compacted %v, deep %v, err %v", r.Compacted, r.Deep, err)
+			}
+			tail := verbatimTail(msgs, state.Messages)
+			if held := count(tc.counter, msgs[len(msgs)-tail:]...); held < window/5 {
+				t.Errorf("the newest %d messages hold %d tokens, below a fifth of the window (%d)", tail, held, window/5)
 			}
 		})
 	}
