@@ -146,7 +146,7 @@ func (al *alignment) position(m *schema.Message) (int, bool) {
 // instruction naming the span. It returns the prompt, the call options
 // carrying the agent's tools, the counter's size of prompt and tools, and,
 // when the round must use the transcript request instead, why.
-func (c *SummarizationCompactor) alignedRequest(ctx context.Context, al *alignment, messages []*schema.Message, indices []int, counter TokenCounter) ([]*schema.Message, []model.Option, int, string, error) {
+func (c *SummarizationCompactor) alignedRequest(ctx context.Context, al *alignment, messages []*schema.Message, indices []int, budget int, counter TokenCounter) ([]*schema.Message, []model.Option, int, string, error) {
 	positions := make([]int, len(indices))
 	for k, i := range indices {
 		p, ok := al.position(messages[i])
@@ -161,7 +161,7 @@ func (c *SummarizationCompactor) alignedRequest(ctx context.Context, al *alignme
 	}
 	prompt := make([]*schema.Message, 0, len(base)+1)
 	prompt = append(prompt, base...)
-	prompt = append(prompt, schema.UserMessage(c.alignedInstruction(al.sent, positions)))
+	prompt = append(prompt, schema.UserMessage(c.alignedInstruction(al.sent, positions, budget)))
 	n, err := counter.Count(ctx, prompt, al.tools)
 	if err != nil {
 		return nil, nil, 0, "", fmt.Errorf("compaction: measuring the cache-aligned summarizer request: %w", err)
@@ -190,9 +190,10 @@ const alignedRules = `Rules:
 // alignedInstruction is the user message closing a cache-aligned request:
 // which messages of the request (positions counted from 1) the summary will
 // replace, named by position and by their first and last message, then
-// what to write. A custom SummaryInstruction stands in for the built-in
-// sections and rules.
-func (c *SummarizationCompactor) alignedInstruction(sent []*schema.Message, positions []int) string {
+// what to write, and last how long the summary may be (budgetSentence for
+// budget tokens). A custom SummaryInstruction stands in for the built-in
+// sections and rules; the length still closes the instruction.
+func (c *SummarizationCompactor) alignedInstruction(sent []*schema.Message, positions []int, budget int) string {
 	var b strings.Builder
 	b.WriteString("Stop working on the task for this one reply. Messages ")
 	b.WriteString(positionRanges(positions))
@@ -204,11 +205,13 @@ func (c *SummarizationCompactor) alignedInstruction(sent []*schema.Message, posi
 	if c.instruction != DefaultSummaryInstruction {
 		b.WriteString(c.instruction)
 		b.WriteString("\n\nDo not call any tool: reply only with the summary, as plain text.")
-		return b.String()
+	} else {
+		b.WriteString(summarySections)
+		b.WriteString("\n\n")
+		b.WriteString(alignedRules)
 	}
-	b.WriteString(summarySections)
 	b.WriteString("\n\n")
-	b.WriteString(alignedRules)
+	b.WriteString(budgetSentence(budget))
 	return b.String()
 }
 

@@ -151,7 +151,7 @@ func TestCacheAlignedRequestAsSent(t *testing.T) {
 			t.Errorf("system prompts: summarizer %q, agent %q", s, a)
 		}
 		instr := r.Messages[len(r.Messages)-1].Content.Text
-		for _, want := range []string{"Do not call any tool", "## Identifiers", "counting its first message as 1"} {
+		for _, want := range []string{"Do not call any tool", "## Identifiers", "counting its first message as 1", "Keep the summary under about "} {
 			if !strings.Contains(instr, want) {
 				t.Errorf("the instruction lacks %q:\n%s", want, instr)
 			}

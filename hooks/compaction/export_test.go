@@ -94,3 +94,14 @@ func ReferenceCollect(messages []*schema.Message, indices []int) []LedgerEntry {
 	}
 	return entries
 }
+
+// The summary's output budget, for the external tests that check what a
+// round sends: SummaryBudgetBase plus 1/SummaryBudgetShare of the replaced
+// tokens, at most SummaryBudgetMax, sent with 1/BudgetHeadroomShare more as
+// max output tokens.
+const (
+	SummaryBudgetBase   = summaryBudgetBase
+	SummaryBudgetShare  = summaryBudgetShare
+	SummaryBudgetMax    = summaryBudgetMax
+	BudgetHeadroomShare = budgetHeadroomShare
+)

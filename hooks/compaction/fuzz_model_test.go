@@ -92,9 +92,14 @@ func (s *fzSummarizer) Stream(context.Context, []*schema.Message, ...model.Optio
 	return nil, errors.New("fzSummarizer does not stream")
 }
 
+// fzBudgetSentence is the summary's length, which closes the user message
+// after the transcript block.
+var fzBudgetSentence = regexp.MustCompile(`\n\nKeep the summary under about [1-9][0-9]* words\.\z`)
+
 // checkPrompt records any break of the prompt rules: an instruction, then
-// exactly one transcript block that nothing inside can close or reopen, and
-// no attachment data or reasoning anywhere. Callers hold s.mu.
+// exactly one transcript block that nothing inside can close or reopen,
+// followed by the summary's length and nothing else, and no attachment data
+// or reasoning anywhere. Callers hold s.mu.
 func (s *fzSummarizer) checkPrompt(in []*schema.Message) {
 	bad := func(format string, args ...any) { s.problems = append(s.problems, fmt.Sprintf(format, args...)) }
 	if len(in) != 2 || in[0].Role != schema.System || in[1].Role != schema.User {
@@ -105,6 +110,12 @@ func (s *fzSummarizer) checkPrompt(in []*schema.Message) {
 		bad("the system prompt is not the configured instruction: %.80q", in[0].Content)
 	}
 	text := in[1].Content
+	budget := fzBudgetSentence.FindStringIndex(text)
+	if budget == nil {
+		bad("no budget sentence closes the user message: %.80q", text[max(len(text)-80, 0):])
+		return
+	}
+	text = text[:budget[0]]
 	const open, closing = "<conversation_to_summarize>\n", "\n</conversation_to_summarize>"
 	if !strings.HasPrefix(text, open) || !strings.HasSuffix(text, closing) {
 		bad("transcript block not framed: %.80q", text)

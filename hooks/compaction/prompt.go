@@ -220,6 +220,14 @@ func wrappedTranscript(messages []*schema.Message, indices []int, view transcrip
 	return wrapped, cutMessages
 }
 
+// promptBudgeted is promptWrapped with the summary's length (budgetSentence
+// for budget tokens) after the transcript's closing tag, in the user message,
+// outside the data block: the system prompt stays the instruction as
+// configured, built-in or custom.
+func promptBudgeted(instruction, wrapped string, budget int) []*schema.Message {
+	return promptWrapped(instruction, wrapped+"\n\n"+budgetSentence(budget))
+}
+
 // transcriptSizeHint is about the length of a wrapped transcript: the texts
 // the messages carry and room for the labels around them. It only sizes the
 // buffer; being a little short costs one more copy.

@@ -49,19 +49,21 @@ type SummarizationConfig struct {
 	// also spares the newest steps that hold a third of the target when it
 	// can get near the target without them (see Plan).
 	MinKeepSteps *int
-	// ApproximateSummaryTokens is the size a summary is expected to have
-	// until the compactor has seen its summarizer's replies; from then on
-	// the size is learned from them (see docs/compaction.md). It guides
-	// planning (how much to replace per round), and the size planned for a
-	// round, this one or the learned one, is sent as the summarizer's max
-	// output tokens (model.WithMaxTokens, Round.MaxOutputTokens): a model
-	// that honours it cannot write more than the round counted on. Must be
-	// >= 1. Nil: 64 tokens plus a sixth of what a round replaces, at most
-	// 2,048, plus the identifier ledger's cap, which suits small windows as
-	// well as large ones.
+	// ApproximateSummaryTokens is the size a summary message is expected
+	// to have, identifier ledger block included, until the compactor has
+	// seen its summarizer's replies; from then on the size is learned from
+	// them (see docs/compaction.md). It guides planning only (how much to
+	// replace per round): what the summarizer may write is the round's
+	// output budget (see MaxOutputTokens). Must be >= 1. Nil: the output
+	// budget of the round plus the identifier ledger's cap, which suits
+	// small windows as well as large ones.
 	ApproximateSummaryTokens *int
 	// SummaryInstruction is the summarizer's system prompt. Empty means
-	// DefaultSummaryInstruction; anything else replaces it entirely.
+	// DefaultSummaryInstruction; anything else replaces it entirely (in a
+	// CacheAligned request, the built-in sections and rules). Either way
+	// the request ends by telling the model the round's output budget in
+	// words ("Keep the summary under about N words."), since the round
+	// sends max output tokens whatever the instruction says.
 	SummaryInstruction string
 	// RaiseOnFailure returns a failed round (model error, no usable text, a
 	// summary that does not shrink the conversation) as an error. Default
@@ -114,12 +116,19 @@ type SummarizationConfig struct {
 	// request (see docs/compaction.md).
 	CacheAligned bool
 	// MaxOutputTokens bounds the max output tokens a round sends with its
-	// summarizer calls, which is the round's planned summary size
-	// (Round.MaxOutputTokens): at most this many. Set it to the cap the
-	// summarizer's client is configured with (eino-ext's
-	// ChatModelConfig.MaxTokens), since the per-call option replaces that
-	// cap rather than lowering it. Default 0: the planned size alone. Must
-	// be >= 0.
+	// summarizer calls (Round.MaxOutputTokens). Each round has an output
+	// budget for the text the model writes: 64 tokens plus a sixth of what
+	// the round replaces, at most 2,048 (chosen from the measurements in
+	// docs/compaction.md). The request tells the model the budget in words
+	// and sends it, plus a quarter of headroom, as max output tokens
+	// (model.WithMaxTokens), so a model that honours max tokens cannot
+	// write much more than asked, at the output price. The identifier
+	// ledger's block and the summary's tags are appended by code and need
+	// no room. With this set, at most this many are sent, and the budget
+	// told shrinks with it. Set it to the cap the summarizer's client is
+	// configured with (eino-ext's ChatModelConfig.MaxTokens), since the
+	// per-call option replaces that cap rather than lowering it. Default 0:
+	// the budget alone. Must be >= 0.
 	MaxOutputTokens int
 }
 
@@ -175,11 +184,11 @@ type Round struct {
 	// calls; 0 when it reported none.
 	CachedTokens int
 	// MaxOutputTokens is the max output tokens the round's calls were sent
-	// (model.WithMaxTokens): the summary size the planner planned for the
-	// replaced messages, in the compaction counter's tokens, ledger block
-	// and tags included, so the model's text alone has that much room; at
-	// most SummarizationConfig.MaxOutputTokens when that is set. 0 when the
-	// round failed before planning the size.
+	// (model.WithMaxTokens): the output budget of the model's text for the
+	// replaced messages, in the compaction counter's tokens, plus a quarter
+	// of headroom; the identifier ledger's block and the tags, which code
+	// appends, are not in it. At most SummarizationConfig.MaxOutputTokens
+	// when that is set. 0 when the round failed before sizing it.
 	MaxOutputTokens int
 }
 
@@ -417,16 +426,15 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, m
 	if err != nil {
 		return nil, 0, countError{err}
 	}
-	// The planned summary size is the most the summarizer may write: a
-	// reply that runs longer is cut by the provider where the model honours
-	// max tokens, which is output the planner did not count on and the
-	// user pays for at the output price. A cut reply is still text, and the
-	// ledger below restores the identifiers it lost.
-	rep.MaxOutputTokens = c.estimate(in, target)
-	if c.maxOutput > 0 {
-		rep.MaxOutputTokens = min(rep.MaxOutputTokens, c.maxOutput)
-	}
-	text, err := c.write(ctx, al, messages, plan, counter, rep)
+	// The summarizer is told its budget and sent it, with some headroom,
+	// as max output tokens: output is priced several times an input token,
+	// and a reply that runs longer is cut by the provider where the model
+	// honours max tokens. The budget is for the model's text alone: the
+	// ledger block below is code's, at no output cost, and restores the
+	// identifiers a short or cut reply lost.
+	budget, maxTokens := c.outputBudget(in)
+	rep.MaxOutputTokens = maxTokens
+	text, err := c.write(ctx, al, messages, plan, budget, counter, rep)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -467,9 +475,9 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, m
 // write asks the summarizer for the round's summary text: with the
 // cache-aligned request when al is set and it applies, else, or when its
 // reply called a tool or held no text, with the transcript request.
-func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, counter TokenCounter, rep *Round) (string, error) {
+func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, budget int, counter TokenCounter, rep *Round) (string, error) {
 	if al != nil {
-		prompt, opts, n, fallback, err := c.alignedRequest(ctx, al, messages, plan.Indices, counter)
+		prompt, opts, n, fallback, err := c.alignedRequest(ctx, al, messages, plan.Indices, budget, counter)
 		if err != nil {
 			return "", countError{err}
 		}
@@ -498,7 +506,7 @@ func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messa
 		return "", countError{err}
 	}
 	rep.Shape, rep.Truncated, rep.InputTokens = ShapeTranscript, truncated, inputTokens
-	reply, err := c.call(ctx, promptWrapped(c.instruction, transcript), []model.Option{model.WithMaxTokens(rep.MaxOutputTokens)}, rep)
+	reply, err := c.call(ctx, promptBudgeted(c.instruction, transcript, budget), []model.Option{model.WithMaxTokens(rep.MaxOutputTokens)}, rep)
 	if err != nil {
 		return "", err
 	}

@@ -152,6 +152,15 @@ func TestCompactReference(t *testing.T) {
 			Reasoning: &schema.MessageOutputReasoning{Text: "more thinking"}}}}
 	toolCallReply := schema.AssistantMessage("", []schema.ToolCall{{ID: "x", Function: schema.FunctionCall{Name: "search"}}})
 	f := fresh()
+	// budget is the length sentence that closes a transcript request for a
+	// round replacing msgs, as fc1 counts them.
+	budget := func(msgs ...*schema.Message) string {
+		n, err := fc1.Count(context.Background(), msgs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "\n\n" + budgetSentence(textBudget(n))
+	}
 
 	cases := []struct {
 		name      string
@@ -181,9 +190,11 @@ func TestCompactReference(t *testing.T) {
 			prompts: []string{
 				"Summarize this conversation.\n<conversation_to_summarize>\n[user] previous task\n[conversation_summary]\n" +
 					"early previous-task work\n[assistant -> tool_call id=previous] search({})\n" +
-					"[tool:search id=previous] previous result\n[assistant] previous final answer\n</conversation_to_summarize>",
+					"[tool:search id=previous] previous result\n[assistant] previous final answer\n</conversation_to_summarize>" +
+					budget(c5[2:7]...),
 				"Summarize this conversation.\n<conversation_to_summarize>\n[conversation_summary]\nolder history\n" +
-					"[conversation_summary]\ncompleted previous task\n</conversation_to_summarize>",
+					"[conversation_summary]\ncompleted previous task\n</conversation_to_summarize>" +
+					budget(c5[1], summary("completed previous task", 5)),
 			},
 			rounds: []scRound{{TierHistoricalTurns, []int{2, 3, 4, 5, 6}, 367, 245}, {TierHistoricalSummaries, []int{1, 2}, 245, 170}}},
 		{name: "C7 a failed second round keeps the first", messages: c7, cfg: scConfig{approx: scInt(1)}, target: 1,

@@ -96,21 +96,14 @@ func (s *summarySizes) fitLocked() (fixed, ratio float64) {
 	return fixed, ratio
 }
 
-// The default prior, when ApproximateSummaryTokens is not set: a fixed part
-// for the headings and tags, and a sixth of the input, capped. A fixed 1,024
-// tokens (the reference's default) leaves little to gain in a 4,000-token
-// window and rejects a 2,000-token one outright.
-const (
-	defaultSummaryBase  = 64
-	defaultSummaryShare = 6
-	defaultSummaryMax   = 2048
-)
-
 // prior is the expected summary size before any reply has been seen, for a
-// compaction to target tokens. The default prior counts the identifier
-// ledger's block at its cap: a first round that expects less lands above the
+// compaction to target tokens: ApproximateSummaryTokens when set, else the
+// model's text at its output budget (outputBudget) plus the identifier
+// ledger's block at its cap. A first round that expects less lands above the
 // target and needs a second round, which reads more than the first one
-// taking a little extra would have.
+// taking a little extra would have. The learned sizes that replace the prior
+// measure the whole summary message in the same way, text, ledger block and
+// tags.
 func (c *SummarizationCompactor) prior(input, target int) int {
 	if c.approx > 0 {
 		return c.approx
@@ -119,7 +112,8 @@ func (c *SummarizationCompactor) prior(input, target int) int {
 	if !c.ledger.off {
 		ledger = c.ledger.capFor(target)
 	}
-	return min(defaultSummaryBase+max(input, 0)/defaultSummaryShare, defaultSummaryMax) + ledger
+	budget, _ := c.outputBudget(input)
+	return budget + ledger
 }
 
 // estimate is the size, in the compaction counter's tokens, that the summary

@@ -3,7 +3,10 @@ package compaction_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,33 +17,87 @@ import (
 	"github.com/einocompact/einocompact/internal/openaitest"
 )
 
+// ocBudget is the output budget the docs state for a round replacing input
+// tokens, bounded by bound (SummarizationConfig.MaxOutputTokens, 0: none):
+// the tokens the model is told it may write, the words that names (three
+// words for five tokens, rounded down to tens, at least ten) and the max
+// output tokens sent (the budget and a quarter more, at most bound, the
+// budget then shrinking with it).
+func ocBudget(input, bound int) (words, maxTokens int) {
+	budget := min(compaction.SummaryBudgetBase+input/compaction.SummaryBudgetShare, compaction.SummaryBudgetMax)
+	maxTokens = budget + budget/compaction.BudgetHeadroomShare
+	if bound > 0 && maxTokens > bound {
+		maxTokens = bound
+		budget = bound * compaction.BudgetHeadroomShare / (compaction.BudgetHeadroomShare + 1)
+	}
+	return max(budget*3/5/10*10, 10), maxTokens
+}
+
+// ocConversation is a system prompt, a task and steps fetch steps whose
+// results, size "DATA " words each, name the file they come from.
+func ocConversation(steps, size int) []*schema.Message {
+	msgs := []*schema.Message{schema.SystemMessage("You fetch documents."), schema.UserMessage("fetch everything")}
+	for i := 1; i <= steps; i++ {
+		id := fmt.Sprintf("c%d", i)
+		msgs = append(msgs,
+			schema.AssistantMessage("", []schema.ToolCall{{ID: id, Type: "function",
+				Function: schema.FunctionCall{Name: "fetch", Arguments: fmt.Sprintf(`{"topic":"t%d"}`, i)}}}),
+			schema.ToolMessage(fmt.Sprintf("doc t%d /srv/t%d.txt ", i, i)+strings.Repeat("DATA ", size), id, schema.WithToolName("fetch")))
+	}
+	return msgs
+}
+
+// ocBudgetSentence finds the length a request tells the summarizer, at the
+// very end of its last message.
+var ocBudgetSentence = regexp.MustCompile(`\n\nKeep the summary under about ([0-9]+) words\.$`)
+
 // TestSummaryOutputCapped checks, on the HTTP bodies the real eino-ext
-// client sends, that every summarizer request carries as max_tokens the
-// summary size the round planned (Round.MaxOutputTokens), which for a fresh
-// compactor is ApproximateSummaryTokens, in both request shapes; and that a
-// reply the provider cut at that cap (finish reason "length", mid-line) is
-// still applied as a summary, with the identifiers it lost restored by the
-// ledger.
+// client sends, what a round asks of the summarizer's output, in both
+// request shapes: the max_tokens of every request is the round's
+// Round.MaxOutputTokens, which is the output budget of the text the model
+// writes (a share of what the round replaces with a fixed part, capped, and
+// a quarter of headroom), whatever the identifier ledger's cap, since its
+// block is appended by code; at most SummarizationConfig.MaxOutputTokens;
+// the last message of the request ends by telling the model the budget in
+// words, with the built-in instruction or a custom one; and a reply the
+// provider cut at max_tokens (finish reason "length", mid-line) is still
+// applied as a summary, with the identifiers it lost restored by the ledger.
 func TestSummaryOutputCapped(t *testing.T) {
 	t.Parallel()
-	const planned = 300
 	full := "## Work completed\n- fetched t1 from /srv/t1.txt\n- fetched t2 from /srv/t2.txt\n"
 	cut := "## Work completed\n- fetched t1 from /srv/t1.txt\n- fetched t2 fr"
+	bigLedger := &compaction.LedgerConfig{MaxTokens: 4000}
 	cases := []struct {
-		name    string
-		aligned bool
-		bound   int // SummarizationConfig.MaxOutputTokens
-		reply   *openaitest.Reply
-		shape   string
+		name        string
+		aligned     bool
+		ledger      *compaction.LedgerConfig
+		bound       int // SummarizationConfig.MaxOutputTokens
+		instruction string
+		steps, size int // ocConversation
+		reply       *openaitest.Reply
 	}{
-		{name: "transcript bounded below the plan", bound: 120, reply: openaitest.Text(full), shape: compaction.ShapeTranscript},
-		{name: "transcript bounded above the plan", bound: 5000, reply: openaitest.Text(full), shape: compaction.ShapeTranscript},
-		{name: "transcript", reply: openaitest.Text(full), shape: compaction.ShapeTranscript},
-		{name: "cache-aligned", aligned: true, reply: openaitest.Text(full), shape: compaction.ShapeCacheAligned},
-		{name: "transcript cut at the cap", reply: &openaitest.Reply{Content: cut, FinishReason: "length"},
-			shape: compaction.ShapeTranscript},
-		{name: "cache-aligned cut at the cap", aligned: true, reply: &openaitest.Reply{Content: cut, FinishReason: "length"},
-			shape: compaction.ShapeCacheAligned},
+		{name: "transcript", steps: 6, size: 100, reply: openaitest.Text(full)},
+		{name: "cache-aligned", aligned: true, steps: 6, size: 100, reply: openaitest.Text(full)},
+		{name: "transcript, ledger off", ledger: &compaction.LedgerConfig{Disabled: true}, steps: 6, size: 100,
+			reply: openaitest.Text(full)},
+		{name: "transcript, ledger cap 4000", ledger: bigLedger, steps: 6, size: 100, reply: openaitest.Text(full)},
+		{name: "cache-aligned, ledger cap 4000", aligned: true, ledger: bigLedger, steps: 6, size: 100,
+			reply: openaitest.Text(full)},
+		{name: "transcript, a round past the budget's cap", steps: 12, size: 12000, reply: openaitest.Text(full)},
+		{name: "cache-aligned, a round past the budget's cap", aligned: true, steps: 12, size: 12000,
+			reply: openaitest.Text(full)},
+		{name: "transcript bounded below the budget", bound: 120, steps: 6, size: 100, reply: openaitest.Text(full)},
+		{name: "cache-aligned bounded below the budget", aligned: true, bound: 120, steps: 6, size: 100,
+			reply: openaitest.Text(full)},
+		{name: "transcript bounded above the budget", bound: 5000, steps: 6, size: 100, reply: openaitest.Text(full)},
+		{name: "transcript, custom instruction", instruction: "List the files fetched.", steps: 6, size: 100,
+			reply: openaitest.Text(full)},
+		{name: "cache-aligned, custom instruction", aligned: true, instruction: "List the files fetched.", steps: 6,
+			size: 100, reply: openaitest.Text(full)},
+		{name: "transcript cut at the cap", steps: 6, size: 100,
+			reply: &openaitest.Reply{Content: cut, FinishReason: "length"}},
+		{name: "cache-aligned cut at the cap", aligned: true, steps: 6, size: 100,
+			reply: &openaitest.Reply{Content: cut, FinishReason: "length"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,12 +108,12 @@ func TestSummaryOutputCapped(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			approx, one := planned, 1
+			one := 1
 			var mu sync.Mutex
 			var rounds []compaction.Round
 			c, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
-				ChatModel: chat, CacheAligned: tc.aligned, MinKeepSteps: &one, ApproximateSummaryTokens: &approx,
-				MaxOutputTokens: tc.bound, Logger: slog.New(slog.DiscardHandler),
+				ChatModel: chat, CacheAligned: tc.aligned, MinKeepSteps: &one, Ledger: tc.ledger,
+				SummaryInstruction: tc.instruction, MaxOutputTokens: tc.bound, Logger: slog.New(slog.DiscardHandler),
 				OnRound: func(_ context.Context, r compaction.Round) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -65,7 +122,7 @@ func TestSummaryOutputCapped(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			msgs := caConversation(6)
+			msgs := ocConversation(tc.steps, tc.size)
 			total, err := h22FC4.Count(ctx, msgs, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -79,6 +136,10 @@ func TestSummaryOutputCapped(t *testing.T) {
 			if len(reqs) == 0 || len(reqs) != len(rounds) {
 				t.Fatalf("%d requests for %d rounds; want one per round", len(reqs), len(rounds))
 			}
+			wantShape := compaction.ShapeTranscript
+			if tc.aligned {
+				wantShape = compaction.ShapeCacheAligned
+			}
 			for i, r := range reqs {
 				var body struct {
 					MaxTokens *int `json:"max_tokens"`
@@ -87,38 +148,56 @@ func TestSummaryOutputCapped(t *testing.T) {
 					t.Fatal(err)
 				}
 				if body.MaxTokens == nil || *body.MaxTokens != rounds[i].MaxOutputTokens {
-					t.Errorf("request %d: max_tokens %v, want the round's planned size %d", i, body.MaxTokens, rounds[i].MaxOutputTokens)
+					t.Errorf("request %d: max_tokens %v, want the round's %d", i, body.MaxTokens, rounds[i].MaxOutputTokens)
 				}
-				if got := caShape(r); got != tc.shape {
-					t.Errorf("request %d: shape %q, want %q", i, got, tc.shape)
+				if tc.bound > 0 && rounds[i].MaxOutputTokens > tc.bound {
+					t.Errorf("round %d sent max output tokens %d, above MaxOutputTokens %d", i, rounds[i].MaxOutputTokens, tc.bound)
+				}
+				last := r.Messages[len(r.Messages)-1]
+				m := ocBudgetSentence.FindStringSubmatch(last.Content.Text)
+				if last.Role != "user" || m == nil {
+					t.Errorf("request %d: its last message (%s) does not end with the budget sentence:\n%s", i, last.Role, last.Content.Text)
+					continue
+				}
+				if words, _ := strconv.Atoi(m[1]); words*5/3 > rounds[i].MaxOutputTokens && words > 10 {
+					t.Errorf("request %d tells the model %d words, more than the %d max tokens sent allow", i, words, rounds[i].MaxOutputTokens)
+				}
+				if tc.instruction != "" && !strings.Contains(r.PromptText(), tc.instruction) {
+					t.Errorf("request %d lacks the custom instruction", i)
+				}
+				if rounds[i].Err != nil || rounds[i].Shape != wantShape {
+					t.Errorf("round %d: shape %q err %v; want %q, nil", i, rounds[i].Shape, rounds[i].Err, wantShape)
 				}
 			}
-			want := planned
-			if tc.bound > 0 && tc.bound < planned {
-				want = tc.bound
+			// The first round's budget follows from what it replaced, as
+			// the counter measures it, and from nothing else.
+			replaced := make([]*schema.Message, len(rounds[0].Indices))
+			for n, i := range rounds[0].Indices {
+				replaced[n] = msgs[i]
 			}
-			if rounds[0].MaxOutputTokens != want {
-				t.Errorf("first round sent max output tokens %d, want %d (ApproximateSummaryTokens %d, bound %d)",
-					rounds[0].MaxOutputTokens, want, planned, tc.bound)
+			in, err := h22FC4.Count(ctx, replaced, nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-			for i, r := range rounds {
-				if tc.bound > 0 && r.MaxOutputTokens > tc.bound {
-					t.Errorf("round %d sent max output tokens %d, above MaxOutputTokens %d", i, r.MaxOutputTokens, tc.bound)
-				}
+			words, maxTokens := ocBudget(in, tc.bound)
+			if rounds[0].MaxOutputTokens != maxTokens {
+				t.Errorf("first round (%d tokens replaced) sent max output tokens %d, want %d (bound %d)",
+					in, rounds[0].MaxOutputTokens, maxTokens, tc.bound)
 			}
-			for i, r := range rounds {
-				if r.Err != nil || r.Shape != tc.shape {
-					t.Errorf("round %d: shape %q err %v; want %q, nil", i, r.Shape, r.Err, tc.shape)
-				}
+			if got := ocBudgetSentence.FindStringSubmatch(reqs[0].Messages[len(reqs[0].Messages)-1].Content.Text); got == nil || got[1] != strconv.Itoa(words) {
+				t.Errorf("first request tells %v words, want %d", got, words)
 			}
 			kept := compaction.Render(out, compaction.RenderOptions{})
 			if !strings.Contains(kept, "fetched t2 fr") && !strings.Contains(kept, "fetched t2 from") {
 				t.Errorf("the summarizer's reply is not in the compacted conversation:\n%s", kept)
 			}
+			if tc.ledger != nil && tc.ledger.Disabled {
+				return
+			}
 			// Every path of a replaced result survives: in the summary's
 			// text, in its ledger block, or in a message kept verbatim.
-			for _, p := range []string{"/srv/t1.txt", "/srv/t2.txt", "/srv/t3.txt", "/srv/t4.txt"} {
-				if !strings.Contains(kept, p) {
+			for i := 1; i <= tc.steps; i++ {
+				if p := fmt.Sprintf("/srv/t%d.txt", i); !strings.Contains(kept, p) {
 					t.Errorf("%s is lost from the compacted conversation", p)
 				}
 			}

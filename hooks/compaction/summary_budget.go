@@ -1,0 +1,66 @@
+package compaction
+
+import (
+	"strconv"
+)
+
+// The summary's output budget: the tokens the summarizer is asked to write
+// for a round that replaces input tokens, a fixed part for the headings and
+// a share of the input, capped. It counts the model's text alone: the
+// identifier ledger's block and the summary's tags are appended by code
+// after the reply, so they cost no output tokens and the model is given no
+// room for them. The share and the cap were chosen from the measurements in
+// docs/compaction.md (the summary's output budget): the summarizer's output
+// is priced several times an input token, and a smaller budget costs the
+// fidelity corpus few identifiers since the ledger restores the ones a short
+// summary leaves out.
+const (
+	summaryBudgetBase  = 64
+	summaryBudgetShare = 6
+	summaryBudgetMax   = 2048
+)
+
+// budgetHeadroomShare: a round sends as max output tokens its budget plus
+// a quarter, so a model that follows the length it is told, in words, is
+// not cut mid-sentence for the odd word too many; one that ignores it is
+// cut there.
+const budgetHeadroomShare = 4
+
+// tokensPerWordTold converts the budget into the words the request names:
+// it asks for three words per five tokens of budget. Summaries are dense
+// with paths, ids and Markdown, which the compaction's counters (four bytes
+// to a token by default) count at well over one token per word.
+const (
+	wordsPerBudget = 3
+	budgetPerWords = 5
+	// wordsStep rounds the words told down to a round number.
+	wordsStep = 10
+)
+
+// outputBudget is the round's output budget for input tokens replaced: the
+// tokens the summarizer is asked to write, and the max output tokens sent
+// (that plus the headroom, at most SummarizationConfig.MaxOutputTokens;
+// when that bound is lower, the budget told shrinks with it).
+func (c *SummarizationCompactor) outputBudget(input int) (budget, maxTokens int) {
+	budget = textBudget(input)
+	maxTokens = budget + budget/budgetHeadroomShare
+	if c.maxOutput > 0 && maxTokens > c.maxOutput {
+		maxTokens = c.maxOutput
+		budget = max(maxTokens*budgetHeadroomShare/(budgetHeadroomShare+1), 1)
+	}
+	return budget, maxTokens
+}
+
+// textBudget is the default budget of the summarizer's text for input
+// tokens replaced, before any bound: summaryBudgetBase plus
+// 1/summaryBudgetShare of the input, at most summaryBudgetMax.
+func textBudget(input int) int {
+	return min(summaryBudgetBase+max(input, 0)/summaryBudgetShare, summaryBudgetMax)
+}
+
+// budgetSentence is the sentence both request shapes end their user-side
+// part with: how long the summary may be, in words, for budget tokens.
+func budgetSentence(budget int) string {
+	words := max(budget*wordsPerBudget/budgetPerWords/wordsStep*wordsStep, wordsStep)
+	return "Keep the summary under about " + strconv.Itoa(words) + " words."
+}
