@@ -118,7 +118,7 @@ type SummarizationConfig struct {
 	// MaxOutputTokens bounds the max output tokens a round sends with its
 	// summarizer calls (Round.MaxOutputTokens). Each round has an output
 	// budget for the text the model writes: 64 tokens plus a sixth of what
-	// the round replaces, at most 2,048 (chosen from the measurements in
+	// the round replaces, at most 512 (chosen from the measurements in
 	// docs/compaction.md). The request tells the model the budget in words
 	// and sends it, plus a quarter of headroom, as max output tokens
 	// (model.WithMaxTokens), so a model that honours max tokens cannot

@@ -10,14 +10,15 @@ import (
 // identifier ledger's block and the summary's tags are appended by code
 // after the reply, so they cost no output tokens and the model is given no
 // room for them. The share and the cap were chosen from the measurements in
-// docs/compaction.md (the summary's output budget): the summarizer's output
-// is priced several times an input token, and a smaller budget costs the
-// fidelity corpus few identifiers since the ledger restores the ones a short
-// summary leaves out.
+// docs/compaction.md (the summary's output budget): output is priced several
+// times an input token, and with the cap of 512 the simulated bill of the
+// cache-aligned strategy fell by 12 to 19 % (against the whole summary's
+// planned size as max tokens) while the fidelity corpus through the hook
+// kept 96.8 % of its identifiers; the next cheaper cap, 384, kept 95.8 %.
 const (
 	summaryBudgetBase  = 64
 	summaryBudgetShare = 6
-	summaryBudgetMax   = 2048
+	summaryBudgetMax   = 512
 )
 
 // budgetHeadroomShare: a round sends as max output tokens its budget plus
