@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -19,7 +20,7 @@ import (
 func checkDeepResult(t *testing.T, msgs, before, out []*schema.Message, keep int, counter TokenCounter) {
 	t.Helper()
 	for i := range msgs {
-		if !deepEqualMessage(msgs[i], before[i]) {
+		if !reflect.DeepEqual(msgs[i], before[i]) {
 			t.Fatalf("message %d of the caller's conversation was mutated", i)
 		}
 	}
