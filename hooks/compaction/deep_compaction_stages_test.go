@@ -212,43 +212,58 @@ func TestDeepCompactionUnderMaxSummarizerInputTokens(t *testing.T) {
 	}
 }
 
-// A cache-aligned deep round names exactly the messages it replaces: from
-// the first step after the request to the last message before the floor,
-// by position and by the call id of the result that closes the span.
+// A cache-aligned deep round names exactly the messages it replaces, by
+// position (the current request left out when the span crosses it) and by
+// the call id of the result that closes the span.
 func TestDeepCompactionCacheAlignedNamesTheSpan(t *testing.T) {
 	t.Parallel()
-	msgs := deepConversation(0, 30, 300)
-	before := cloneAll(msgs)
-	// The floor starts at the call of step 20 (message 2+2*20).
-	from := 2 + 2*20
-	keep := count(fc1, msgs[from:]...)
-	chat := scFixed(t, "short summary")
-	var rounds []Round
-	c, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: chat, CacheAligned: true,
-		Logger: slog.New(slog.DiscardHandler), Ledger: &LedgerConfig{Disabled: true},
-		OnRound: func(_ context.Context, r Round) { rounds = append(rounds, r) }})
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name         string
+		turns, steps int
+		from         int    // the floor's first message
+		span         string // positions from 1
+		last, next   string // the call ids closing the span and opening the floor
+	}{
+		// Steps at 2-61; the floor starts at the call of step 20.
+		{"one task", 0, 30, 2 + 2*20, "Messages 3-42 of", "s19", "s20"},
+		// Two earlier turns at 1-24 (a request, 5 steps and a reply each),
+		// the current request at 25, its steps at 26-35; the floor starts
+		// at the call of step 3.
+		{"across the current request", 2, 5, 26 + 2*3, "Messages 2-25 and 27-32 of", "s2", "s3"},
 	}
-	out, err := c.Compact(withDeep(context.Background(), deep{keep: keep, limit: math.MaxInt}), msgs, count(fc1, msgs...)/2, fc1)
-	if err != nil || out == nil || len(rounds) != 1 {
-		t.Fatalf("deep compaction: %v, %d messages, %d rounds", err, len(out), len(rounds))
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			msgs := deepConversation(tc.turns, tc.steps, 300)
+			before := cloneAll(msgs)
+			keep := count(fc1, msgs[tc.from:]...)
+			chat := scFixed(t, "short summary")
+			var rounds []Round
+			c, err := NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: chat, CacheAligned: true,
+				Logger: slog.New(slog.DiscardHandler), Ledger: &LedgerConfig{Disabled: true},
+				OnRound: func(_ context.Context, r Round) { rounds = append(rounds, r) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := c.Compact(withDeep(context.Background(), deep{keep: keep, limit: math.MaxInt}), msgs, count(fc1, msgs...)/2, fc1)
+			if err != nil || out == nil || len(rounds) != 1 {
+				t.Fatalf("deep compaction: %v, %d messages, %d rounds", err, len(out), len(rounds))
+			}
+			if rounds[0].Shape != ShapeCacheAligned {
+				t.Fatalf("round shape %q, want %q", rounds[0].Shape, ShapeCacheAligned)
+			}
+			prompts := chat.prompts()
+			instruction := prompts[len(prompts)-1]
+			if i := strings.LastIndex(instruction, "\n"+"Stop working"); i >= 0 {
+				instruction = instruction[i+1:]
+			}
+			if !strings.Contains(instruction, tc.span) {
+				t.Errorf("instruction does not name %q:\n%.300s", tc.span, instruction)
+			}
+			if !strings.Contains(instruction, tc.last) || strings.Contains(instruction, tc.next) {
+				t.Errorf("instruction should close the span on the result of %s and not name %s:\n%.300s", tc.last, tc.next, instruction)
+			}
+			checkDeepResult(t, msgs, before, out, keep, fc1)
+		})
 	}
-	if rounds[0].Shape != ShapeCacheAligned {
-		t.Fatalf("round shape %q, want %q", rounds[0].Shape, ShapeCacheAligned)
-	}
-	prompts := chat.prompts()
-	instruction := prompts[len(prompts)-1]
-	if i := strings.LastIndex(instruction, "\n"+"Stop working"); i >= 0 {
-		instruction = instruction[i+1:]
-	}
-	// Positions count from 1: messages 3 (the first call) to from (the
-	// result of step 19, call id s19).
-	if want := fmt.Sprintf("Messages 3-%d of this conversation", from); !strings.Contains(instruction, want) {
-		t.Errorf("instruction does not name %q:\n%.300s", want, instruction)
-	}
-	if !strings.Contains(instruction, "s19") || strings.Contains(instruction, "s20") {
-		t.Errorf("instruction should close the span on the result of s19 and not name s20:\n%.300s", instruction)
-	}
-	checkDeepResult(t, msgs, before, out, keep, fc1)
 }
