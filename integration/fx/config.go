@@ -211,9 +211,9 @@ type SummarizeConfig struct {
 	MinKeepSteps int `yaml:"min_keep_steps"`
 	// ApproximateSummaryTokens is the planned size of one summary until
 	// the compactor has seen its summarizer's replies. Default unset (nil):
-	// the library's prior, 64 tokens plus a sixth of what a round replaces
-	// (at most 2,048) plus the identifier ledger's cap, which suits small
-	// windows too. A pointer, so that a key left out of the file is told
+	// the library's prior, the round's output budget (64 tokens plus a
+	// sixth of what a round replaces, at most 512) plus the identifier
+	// ledger's cap, which suits small windows too. It guides planning only. A pointer, so that a key left out of the file is told
 	// apart from a value written in it: a written value replaces the prior
 	// and must be >= 1.
 	ApproximateSummaryTokens *int `yaml:"approximate_summary_tokens,omitempty"`
