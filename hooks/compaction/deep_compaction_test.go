@@ -170,7 +170,7 @@ func (s *deepSpy) Compact(ctx context.Context, msgs []*schema.Message, _ int, _ 
 }
 
 // The hook asks for a deep compaction by default (the assumed PricesOpenAI)
-// and under every preset, with a floor of 21 % of the window; not with
+// and under every preset, with a floor of 20.2 % of the window; not with
 // AimAtCompactTo, nor when the floor leaves nothing deeper than CompactTo.
 func TestHookAsksForDeepCompaction(t *testing.T) {
 	t.Parallel()
@@ -206,7 +206,7 @@ func TestHookAsksForDeepCompaction(t *testing.T) {
 			if r.Deep != tc.deep || spy.asked[0] != tc.deep {
 				t.Fatalf("Report.Deep %v, ctx asked %v; want %v", r.Deep, spy.asked[0], tc.deep)
 			}
-			if want := int(math.Ceil(0.21 * window)); tc.deep && spy.deeps[0].keep != want {
+			if want := (window*202+999)/1000; tc.deep && spy.deeps[0].keep != want {
 				t.Errorf("floor %d tokens, want %d", spy.deeps[0].keep, want)
 			}
 			if trigger, base := h.Thresholds(); tc.deep && spy.deeps[0].limit != (int(trigger)+base)/2-r.Overhead {
@@ -246,7 +246,7 @@ func TestPreparedDeepCompactionCountsWhatIsAppended(t *testing.T) {
 			}
 			spy.mu.Lock()
 			defer spy.mu.Unlock()
-			want := max(int(math.Ceil(0.21*window))-(int(trigger)-est), 0)
+			want := max((window*202+999)/1000-(int(trigger)-est), 0)
 			if len(spy.asked) != 1 || !spy.asked[0] || spy.deeps[0].keep != want {
 				t.Errorf("%d tokens: calls %d, deep %v; want one deep call with a floor of %d (the floor less the %d tokens until the trigger)",
 					est, len(spy.asked), spy.deeps, want, int(trigger)-est)

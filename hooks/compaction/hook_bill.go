@@ -3,7 +3,6 @@ package compaction
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -57,12 +56,21 @@ func (h *CompactionHook) billKeep(ctx context.Context, messages []*schema.Messag
 }
 
 // verbatimFloor is how many of the newest tokens a deep compaction keeps
-// verbatim: billVerbatimShare of the window, and one percent more, so that
-// a counter that measures the kept messages a little differently still finds
-// a fifth of the window.
+// verbatim: billFloorPermille thousandths of the window, rounded up.
 func (h *CompactionHook) verbatimFloor() int {
-	return int(math.Ceil((billVerbatimShare + 0.01) * float64(h.window)))
+	return int((int64(h.window)*billFloorPermille + 999) / 1000)
 }
+
+// billFloorPermille is the share of the window, in thousandths, a deep
+// compaction keeps verbatim: a fifth (issue 23 asks for at least 20 %) and
+// 0.2 % more. The floor is measured by the hook's own
+// counter over the newest messages together, so it needs no room for a
+// counter that measures them differently, only for rounding: the simulation
+// (`go run ./cmd/benchcompare -bill`) kept at least 20.2 % of the window with
+// it. A whole percent, as first chosen, kept 21.0 % and cost 1-2 % of the
+// OpenAI-like bill (einocompact-aligned / Eino 0.863, 0.870 and 0.892
+// against 0.852, 0.869 and 0.871).
+const billFloorPermille = 202
 
 // deepKey carries a deep compaction (Report.Deep) from a CompactionHook to
 // its SummarizationCompactor, through the ctx of the Compact call (a

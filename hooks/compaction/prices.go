@@ -66,12 +66,6 @@ func (p Prices) write() float64 {
 	return p.CacheWrite
 }
 
-// billVerbatimShare is the share of the window a bill-aware compaction
-// keeps verbatim at least, beside its summary: below it the agent forgets
-// the steps it works on, and the bill pays for the calls that bring them
-// back (issue 23 asks for at least 20 %).
-const billVerbatimShare = 0.2
-
 // cycle describes one compaction and the calls until the next, in tokens
 // of the coming call (messages and overhead): the model behind
 // HookConfig.Prices.
