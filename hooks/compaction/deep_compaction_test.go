@@ -209,8 +209,8 @@ func TestHookAsksForDeepCompaction(t *testing.T) {
 			if want := (window*202+999)/1000; tc.deep && spy.deeps[0].keep != want {
 				t.Errorf("floor %d tokens, want %d", spy.deeps[0].keep, want)
 			}
-			if trigger, base := h.Thresholds(); tc.deep && spy.deeps[0].limit != (int(trigger)+base)/2-r.Overhead {
-				t.Errorf("limit %d, want halfway from %d to %.0f less the overhead %d", spy.deeps[0].limit, base, trigger, r.Overhead)
+			if trigger, _ := h.Thresholds(); tc.deep && spy.deeps[0].limit != int(trigger)-1-r.Overhead {
+				t.Errorf("limit %d, want just below the trigger %.0f less the overhead %d", spy.deeps[0].limit, trigger, r.Overhead)
 			}
 		})
 	}
@@ -250,6 +250,50 @@ func TestPreparedDeepCompactionCountsWhatIsAppended(t *testing.T) {
 			if len(spy.asked) != 1 || !spy.asked[0] || spy.deeps[0].keep != want {
 				t.Errorf("%d tokens: calls %d, deep %v; want one deep call with a floor of %d (the floor less the %d tokens until the trigger)",
 					est, len(spy.asked), spy.deeps, want, int(trigger)-est)
+			}
+		})
+	}
+}
+
+// Tool-result pruning asked for a deep compaction (in a Pipeline before the
+// summarization compactor) prunes no result among the newest messages that
+// hold the floor; without the ask it prunes them as it always did.
+func TestPruningKeepsTheDeepFloor(t *testing.T) {
+	t.Parallel()
+	msgs := deepConversation(0, 20, 600)
+	keep := count(fc1, msgs[len(msgs)-8:]...)
+	p, err := NewToolResultPruningCompactor(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		ctx  context.Context
+		// floorPruned: whether a result among the newest holding keep may
+		// be pruned.
+		floorPruned bool
+	}{
+		{"deep", withDeep(context.Background(), deep{keep: keep, limit: math.MaxInt}), false},
+		{"usual", context.Background(), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := p.Compact(tc.ctx, msgs, 0, fc1)
+			if err != nil || out == nil {
+				t.Fatalf("pruning: %d messages, %v", len(out), err)
+			}
+			pruned := 0
+			for i := len(msgs) - 8; i < len(msgs); i++ {
+				if out[i] != msgs[i] {
+					pruned++
+				}
+			}
+			if (pruned > 0) != tc.floorPruned {
+				t.Errorf("%d of the newest 8 messages (the floor) pruned; want pruned: %v", pruned, tc.floorPruned)
+			}
+			if out[3] == msgs[3] {
+				t.Errorf("the oldest result was not pruned")
 			}
 		})
 	}

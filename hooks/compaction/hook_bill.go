@@ -80,8 +80,8 @@ type deepKey struct{}
 
 // deep is what a deep compaction asks: keep the newest keep tokens
 // verbatim and summarize the rest, unless that leaves the messages above
-// limit tokens (a floor so large that the next call would compact again
-// soon); the compaction then goes on towards the target as usual.
+// limit tokens (a floor so large that the next call would compact again at
+// once); the compaction then goes on towards the target as usual.
 type deep struct{ keep, limit int }
 
 func withDeep(ctx context.Context, d deep) context.Context {

@@ -135,6 +135,21 @@ func (c *ToolResultPruningCompactor) Compact(ctx context.Context, messages []*sc
 		}
 	}
 
+	// A deep compaction (Report.Deep) keeps its verbatim floor: results
+	// among the newest messages that hold it are not pruned either, when
+	// this compactor runs in a Pipeline before the summarization one
+	// (einocompact-pruning kept 11.9 % of the window verbatim in the bill
+	// simulation when it pruned there).
+	if d, ok := deepOf(ctx); ok {
+		from, err := newestFrom(newRemainder(ctx, messages, counter), d.keep)
+		if err != nil {
+			return nil, fmt.Errorf("compaction: tool result pruning: %w", err)
+		}
+		for i := from; i < len(messages); i++ {
+			protected[i] = true
+		}
+	}
+
 	var out []*schema.Message
 	callNames := map[string]string{} // tool names of the calls seen so far, by call id
 	for i, m := range messages {
