@@ -76,11 +76,11 @@ type cycle struct {
 	growth   int // tokens a call adds, at least 1
 }
 
-// summaryAllowance is the summary a compaction replacing replaced tokens is
-// planned to write: the summarization compactor's prior (64 tokens and a
-// sixth of what it replaces, at most 2,048).
+// summaryAllowance is what a compaction replacing replaced tokens is
+// planned to have the summarizer write: the summarization compactor's
+// output budget (textBudget).
 func summaryAllowance(replaced int) int {
-	return min(64+max(replaced, 0)/6, 2048)
+	return textBudget(replaced)
 }
 
 // calls is how many calls pass before the next compaction when this one
