@@ -206,7 +206,7 @@ func TestHookAsksForDeepCompaction(t *testing.T) {
 			if r.Deep != tc.deep || spy.asked[0] != tc.deep {
 				t.Fatalf("Report.Deep %v, ctx asked %v; want %v", r.Deep, spy.asked[0], tc.deep)
 			}
-			if want := (window*202+999)/1000; tc.deep && spy.deeps[0].keep != want {
+			if want := (window*202 + 999) / 1000; tc.deep && spy.deeps[0].keep != want {
 				t.Errorf("floor %d tokens, want %d", spy.deeps[0].keep, want)
 			}
 			if trigger, _ := h.Thresholds(); tc.deep && spy.deeps[0].limit != int(trigger)-1-r.Overhead {
