@@ -156,7 +156,7 @@ func across(sr shapeRuns, i int, f func(runStats) float64) []float64 {
 
 func simReport(all []shapeRuns, steps, window int, withPlot bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Window %d tokens; einocompact: `CompactionHook` (compact_at 0.7, compact_to 0.4) with `SummarizationCompactor` in its defaults; "+
+	fmt.Fprintf(&b, "Window %d tokens; einocompact: `CompactionHook` (compact_at 0.7, compact_to 0.4; its compactions go deep, keeping the newest 20.2 %% of the window verbatim, `Report.Deep`) with `SummarizationCompactor` in its defaults; "+
 		"Eino: `summarization.New` with `Trigger.ContextTokens` = %d (0.7 of the window) and a `TokenCounter` that makes the hook's estimate, so both trigger at the same sizes. "+
 		"%d model calls per trajectory, %d trajectories (seeds) per shape; every figure is the median over the seeds except the worst cases (max, min), which are over all of them. "+
 		"Summarizer: %s.\n\n", window, int(float64(window)*0.7), steps, len(simSeeds), costModel())
