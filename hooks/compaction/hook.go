@@ -28,7 +28,9 @@ type HookConfig struct {
 	// CompactTo is the fraction of ContextWindow compaction aims for.
 	// Default 0.4. After defaults, 0 < CompactTo < CompactAt <= 1. When it
 	// lies within 1/13 below CompactAt, the hook aims a little lower, just
-	// under 12/13 of CompactAt (see Thresholds).
+	// under 12/13 of CompactAt (see Thresholds). A SummarizationCompactor
+	// goes deeper when the prices make that cheaper (see Prices and
+	// AimAtCompactTo).
 	CompactTo float64
 	// TokenCounter measures messages locally and is handed to the compactor.
 	// Default: an ApproximateTokenCounter with default settings.
@@ -116,9 +118,9 @@ type HookConfig struct {
 	// input token (see docs/compaction.md, "The bill"). They choose how
 	// deep a compaction goes: when the cost model finds the calls until
 	// the next compaction cheaper that way, a SummarizationCompactor
-	// summarizes everything but the newest fifth of the window (plus one
-	// percent of margin), which it keeps verbatim, instead of stopping at
-	// CompactTo; a prepared compaction (PrepareAt) counts what is appended
+	// summarizes everything but the newest fifth of the window (and 0.2 %
+	// of it more, for rounding), which it keeps verbatim, instead of
+	// stopping at CompactTo; a prepared compaction (PrepareAt) counts what is appended
 	// while it is written towards that fifth. Nil, the default, assumes
 	// PricesOpenAI (automatic prompt caching, cached input at a tenth,
 	// output at eight times an input token): under every preset the

@@ -31,11 +31,12 @@ func (h *CompactionHook) cycleOf(ctx context.Context, messages []*schema.Message
 }
 
 // billKeep decides how deep the compaction of messages, estimated at est
-// tokens for the coming call (overhead of them outside the messages), goes under the prices that choose the depth
-// (HookConfig.Prices, or the assumed PricesOpenAI): -1 to aim at the usual
-// target, a call size of usual tokens; otherwise the tokens of the newest
-// conversation to keep verbatim while everything older is summarized, the
-// verbatim floor keep, when the cost model finds that cheaper per call.
+// tokens for the coming call (overhead of them outside the messages), goes
+// under the prices that choose the depth (HookConfig.Prices, or the assumed
+// PricesOpenAI). It returns -1 to aim at the usual target, a call size of
+// usual tokens, and keep, the verbatim floor, when the cost model finds a
+// compaction that keeps the newest keep tokens verbatim and summarizes
+// everything older cheaper per call.
 func (h *CompactionHook) billKeep(ctx context.Context, messages []*schema.Message, est, overhead, usual, keep int) (int, error) {
 	if h.depth == nil {
 		return -1, nil
@@ -74,8 +75,9 @@ const billFloorPermille = 202
 
 // deepKey carries a deep compaction (Report.Deep) from a CompactionHook to
 // its SummarizationCompactor, through the ctx of the Compact call (a
-// Pipeline passes it on to its stages). Other compactors never see it and
-// aim at the target as before.
+// Pipeline passes it on to its stages). A ToolResultPruningCompactor reads
+// it to leave the verbatim floor alone; other compactors ignore it and aim
+// at the target.
 type deepKey struct{}
 
 // deep is what a deep compaction asks: keep the newest keep tokens

@@ -44,7 +44,9 @@ type LedgerConfig struct {
 	// compaction's counter. Must be >= 0. Default 0: a quarter of the
 	// compaction's target, at least 256 tokens and at most 8 per remembered
 	// identifier (1,600 with the default MaxRemembered), so the block grows
-	// with the room the conversation is given (docs/fidelity.md).
+	// with the room the conversation is given (docs/fidelity.md); five
+	// quarters of that in a deep compaction (Report.Deep), which replaces
+	// more.
 	MaxTokens int
 	// MaxRemembered caps how many identifiers a summary's marker records.
 	// Default 200.

@@ -54,7 +54,8 @@ type ToolResultPruningConfig struct {
 // ToolCallID and ToolName, and copies Extra adding the
 // StrategyToolResultPruning marker. Results of the newest MinKeepSteps steps,
 // results already marked by any compactor and results carrying a skip key are
-// left alone.
+// left alone, and so are those among the newest messages a deep compaction
+// (Report.Deep) keeps verbatim, when a CompactionHook asks for one.
 //
 // It calls no model and keeps no per-run state; it is safe for concurrent use.
 type ToolResultPruningCompactor struct {

@@ -28,7 +28,8 @@ type Report struct {
 	// SummarizationCompactor then summarizes everything but the newest
 	// fifth of the window, which it keeps verbatim, because the prices
 	// (HookConfig.Prices, or the assumed PricesOpenAI) make that cheaper
-	// per call. Other compactors aim at Target all the same.
+	// per call. Other compactors aim at Target all the same; a
+	// ToolResultPruningCompactor also leaves that fifth alone.
 	Deep      bool
 	keep      int  // the verbatim floor of a Deep compaction, in tokens; -1 when not Deep
 	Compacted bool // the compactor returned a new conversation

@@ -27,7 +27,7 @@ const (
 // cut there.
 const budgetHeadroomShare = 4
 
-// tokensPerWordTold converts the budget into the words the request names:
+// wordsPerBudget and budgetPerWords convert the budget into the words the request names:
 // it asks for three words per five tokens of budget. Summaries are dense
 // with paths, ids and Markdown, which the compaction's counters (four bytes
 // to a token by default) count at well over one token per word.
