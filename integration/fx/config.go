@@ -145,8 +145,10 @@ type CompactionConfig struct {
 	PrepareAt float64 `yaml:"prepare_at"`
 	// Prices are the agent's model's token prices, a preset name
 	// ("openai", "anthropic", "no_cache") or {cached_input, cache_write,
-	// output}; with them every compaction must pay for itself
-	// (compaction.HookConfig.Prices). Default: left out, no assumption.
+	// output}; they choose how deep a compaction goes, and with them set
+	// every compaction must pay for itself (compaction.HookConfig.Prices).
+	// Default: left out, the depth chosen under the "openai" preset and no
+	// compaction refused for its cost.
 	Prices *PricesConfig `yaml:"prices,omitempty"`
 	// DisableFallback turns off the model-free fallback
 	// (compaction.HookConfig.DisableFallback): by default, when a
@@ -157,7 +159,7 @@ type CompactionConfig struct {
 	// AimAtCompactTo makes every compaction aim at compact_to
 	// (compaction.HookConfig.AimAtCompactTo): by default a summarization
 	// compaction goes deeper when the prices make that cheaper, keeping
-	// the newest fifth of the window verbatim.
+	// the newest fifth of the window verbatim. Default false.
 	AimAtCompactTo bool `yaml:"aim_at_compact_to"`
 	// Counter configures the local token counter.
 	Counter CounterConfig `yaml:"counter"`
@@ -213,9 +215,10 @@ type SummarizeConfig struct {
 	// the compactor has seen its summarizer's replies. Default unset (nil):
 	// the library's prior, the round's output budget (64 tokens plus a
 	// sixth of what a round replaces, at most 512) plus the identifier
-	// ledger's cap, which suits small windows too. It guides planning only. A pointer, so that a key left out of the file is told
-	// apart from a value written in it: a written value replaces the prior
-	// and must be >= 1.
+	// ledger's cap, which suits small windows too. It guides planning
+	// only. A pointer, so that a key left out of the file is told apart
+	// from a value written in it: a written value replaces the prior and
+	// must be >= 1.
 	ApproximateSummaryTokens *int `yaml:"approximate_summary_tokens,omitempty"`
 	// SummaryInstruction replaces the built-in instruction when not empty.
 	// Default "".

@@ -16,7 +16,9 @@ import (
 //	prices: openai
 //	prices: {cached_input: 0.1, cache_write: 1.25, output: 5}
 //
-// Left out (a nil *PricesConfig), the hook assumes nothing about prices.
+// Left out (a nil *PricesConfig), the hook chooses how deep a compaction
+// goes under compaction.PricesOpenAI and applies every compaction that
+// shrinks the conversation (compaction.HookConfig.Prices).
 type PricesConfig struct {
 	// Preset is the preset name, "" when the numbers were written.
 	Preset string `yaml:"-"`
