@@ -131,7 +131,8 @@ type CompactionConfig struct {
 	// CompactAt is the fraction of the window at which compaction starts.
 	// Default 0.7.
 	CompactAt float64 `yaml:"compact_at"`
-	// CompactTo is the fraction of the window compaction aims for.
+	// CompactTo is the fraction of the window compaction aims for; a
+	// summarization compaction may go deeper (AimAtCompactTo).
 	// Default 0.4; 0 < compact_to < compact_at <= 1.
 	CompactTo float64 `yaml:"compact_to"`
 	// PrepareAt is the fraction of the window at which the compaction is
