@@ -49,7 +49,7 @@ func (h *CompactionHook) billKeep(ctx context.Context, messages []*schema.Messag
 	// verbatim floor, the summary of the rest, and what the call sends
 	// besides its messages (tool schemas).
 	overhead = max(overhead, 0)
-	deep := c.prefix + keep + summaryAllowance(est-overhead-c.prefix-keep) + overhead
+	deep := c.prefix + keep + textBudget(est-overhead-c.prefix-keep) + overhead
 	if deep >= usual || c.rate(*h.depth, deep) >= c.rate(*h.depth, usual) {
 		return -1, nil
 	}

@@ -76,13 +76,6 @@ type cycle struct {
 	growth   int // tokens a call adds, at least 1
 }
 
-// summaryAllowance is what a compaction replacing replaced tokens is
-// planned to have the summarizer write: the summarization compactor's
-// output budget (textBudget).
-func summaryAllowance(replaced int) int {
-	return textBudget(replaced)
-}
-
 // calls is how many calls pass before the next compaction when this one
 // leaves kept tokens: at least one.
 func (c cycle) calls(kept int) float64 {
@@ -90,12 +83,13 @@ func (c cycle) calls(kept int) float64 {
 }
 
 // cost is what a compaction that leaves kept tokens costs: the summarizer
-// reading what it replaces and writing its summary, and the kept part
+// reading what it replaces and writing its summary (the summarization
+// compactor's output budget, textBudget), and the kept part
 // behind the first replaced message, which was read from the cache and is
 // now sent anew at the write price.
 func (c cycle) cost(p Prices, kept int) float64 {
 	replaced := max(c.estimate-kept, 0)
-	return float64(replaced) + p.Output*float64(summaryAllowance(replaced)) + c.resent(p, kept)
+	return float64(replaced) + p.Output*float64(textBudget(replaced)) + c.resent(p, kept)
 }
 
 // saving is what a compaction that leaves kept tokens saves over the calls

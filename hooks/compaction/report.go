@@ -31,7 +31,7 @@ type Report struct {
 	// per call. Other compactors aim at Target all the same; a
 	// ToolResultPruningCompactor also leaves that fifth alone.
 	Deep      bool
-	keep      int  // the verbatim floor of a Deep compaction, in tokens; -1 when not Deep
+	keep      int  // the verbatim floor of a Deep compaction, in tokens; unused when not Deep
 	Compacted bool // the compactor returned a new conversation
 	// BackedOff: triggered, but the compactor was not called because a
 	// compaction of this conversation failed recently (see CompactionHook).
