@@ -255,9 +255,10 @@ func TestPreparedDeepCompactionCountsWhatIsAppended(t *testing.T) {
 	}
 }
 
-// Tool-result pruning asked for a deep compaction (in a Pipeline before the
-// summarization compactor) prunes no result among the newest messages that
-// hold the floor; without the ask it prunes them as it always did.
+// Tool-result pruning asked for a deep compaction in a Pipeline before a
+// summarization stage prunes no result among the newest messages that hold
+// the floor; on its own, or without the ask, it prunes them as it always
+// did.
 func TestPruningKeepsTheDeepFloor(t *testing.T) {
 	t.Parallel()
 	msgs := deepConversation(0, 20, 600)
@@ -273,7 +274,8 @@ func TestPruningKeepsTheDeepFloor(t *testing.T) {
 		// be pruned.
 		floorPruned bool
 	}{
-		{"deep", withDeep(context.Background(), deep{keep: keep, limit: math.MaxInt}), false},
+		{"deep, before a summarization stage", context.WithValue(withDeep(context.Background(), deep{keep: keep, limit: math.MaxInt}), summarizedAfterKey{}, true), false},
+		{"deep, on its own", withDeep(context.Background(), deep{keep: keep, limit: math.MaxInt}), true},
 		{"usual", context.Background(), true},
 	}
 	for _, tc := range cases {

@@ -75,9 +75,9 @@ const billFloorPermille = 202
 
 // deepKey carries a deep compaction (Report.Deep) from a CompactionHook to
 // its SummarizationCompactor, through the ctx of the Compact call (a
-// Pipeline passes it on to its stages). A ToolResultPruningCompactor reads
-// it to leave the verbatim floor alone; other compactors ignore it and aim
-// at the target.
+// Pipeline passes it on to its stages). A ToolResultPruningCompactor before
+// a summarization stage reads it to leave the verbatim floor alone; other
+// compactors ignore it and aim at the target.
 type deepKey struct{}
 
 // deep is what a deep compaction asks: keep the newest keep tokens

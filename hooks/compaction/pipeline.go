@@ -70,7 +70,11 @@ func (p *Pipeline) Compact(ctx context.Context, messages []*schema.Message, targ
 		if size <= targetTokens {
 			break
 		}
-		out, err := stage.Compact(ctx, current, targetTokens, counter)
+		sctx := ctx
+		if summarizes(p.stages[i+1:]...) {
+			sctx = context.WithValue(ctx, summarizedAfterKey{}, true)
+		}
+		out, err := stage.Compact(sctx, current, targetTokens, counter)
 		if err != nil {
 			return nil, fmt.Errorf("compaction: pipeline stage %d (%T): %w", i, stage, err)
 		}
@@ -87,6 +91,37 @@ func (p *Pipeline) Compact(ctx context.Context, messages []*schema.Message, targ
 		return nil, nil
 	}
 	return current, nil
+}
+
+// summarizedAfterKey marks the ctx of a Pipeline stage that a
+// summarization stage follows (summarizedAfter).
+type summarizedAfterKey struct{}
+
+// summarizedAfter reports whether a summarization stage of a Pipeline
+// follows the compactor ctx is handed to: a ToolResultPruningCompactor
+// leaves a deep compaction's floor alone only then, since that stage
+// summarizes what lies before the floor. On its own, a pruner that left
+// the floor alone stopped short of the target
+// (TestDeepCompactionLonePrunerAimsAtTheTarget).
+func summarizedAfter(ctx context.Context) bool {
+	v, _ := ctx.Value(summarizedAfterKey{}).(bool)
+	return v
+}
+
+// summarizes reports whether one of stages is a SummarizationCompactor,
+// also within a nested Pipeline.
+func summarizes(stages ...Compactor) bool {
+	for _, s := range stages {
+		switch s := s.(type) {
+		case *SummarizationCompactor:
+			return true
+		case *Pipeline:
+			if summarizes(s.stages...) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // WarmUp warms every stage that implements hooks.WarmUpper, in order,

@@ -55,7 +55,8 @@ type ToolResultPruningConfig struct {
 // StrategyToolResultPruning marker. Results of the newest MinKeepSteps steps,
 // results already marked by any compactor and results carrying a skip key are
 // left alone, and so are those among the newest messages a deep compaction
-// (Report.Deep) keeps verbatim, when a CompactionHook asks for one.
+// (Report.Deep) keeps verbatim, when a CompactionHook asks for one and a
+// summarization stage of a Pipeline follows this compactor.
 //
 // It calls no model and keeps no per-run state; it is safe for concurrent use.
 type ToolResultPruningCompactor struct {
@@ -138,10 +139,10 @@ func (c *ToolResultPruningCompactor) Compact(ctx context.Context, messages []*sc
 
 	// A deep compaction (Report.Deep) keeps its verbatim floor: results
 	// among the newest messages that hold it are not pruned either, when
-	// this compactor runs in a Pipeline before the summarization one
+	// this compactor runs in a Pipeline before a summarization stage
 	// (einocompact-pruning kept 11.9 % of the window verbatim in the bill
-	// simulation when it pruned there).
-	if d, ok := deepOf(ctx); ok {
+	// simulation when it pruned there). On its own it aims at the target.
+	if d, ok := deepOf(ctx); ok && summarizedAfter(ctx) {
 		from, err := newestFrom(newRemainder(ctx, messages, counter), d.keep)
 		if err != nil {
 			return nil, fmt.Errorf("compaction: tool result pruning: %w", err)

@@ -29,7 +29,8 @@ type Report struct {
 	// fifth of the window, which it keeps verbatim, because the prices
 	// (HookConfig.Prices, or the assumed PricesOpenAI) make that cheaper
 	// per call. Other compactors aim at Target all the same; a
-	// ToolResultPruningCompactor also leaves that fifth alone.
+	// ToolResultPruningCompactor a summarization stage of a Pipeline
+	// follows also leaves that fifth alone.
 	Deep      bool
 	keep      int  // the verbatim floor of a Deep compaction, in tokens; unused when not Deep
 	Compacted bool // the compactor returned a new conversation
