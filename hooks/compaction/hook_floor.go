@@ -26,9 +26,11 @@ var (
 // MinimumTokens implements SizeFloor: the smallest summary the compactor
 // plans for before it has seen a reply, since a round only fits a target
 // that leaves room for one summary of that size: ApproximateSummaryTokens
-// when set; without it, the default prior of the smallest input, its fixed
-// part (64 tokens) plus the identifier ledger's block at its smallest cap
-// (256 tokens, or LedgerConfig.MaxTokens), 320 tokens with the defaults.
+// when set; without it, the default prior of the smallest input, the
+// output budget's fixed part (64 tokens, less when
+// SummarizationConfig.MaxOutputTokens is below 80) plus the identifier
+// ledger's block at its smallest cap (256 tokens, or
+// LedgerConfig.MaxTokens), 320 tokens with the defaults.
 func (c *SummarizationCompactor) MinimumTokens() int {
 	return c.prior(0, 0)
 }
