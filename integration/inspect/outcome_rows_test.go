@@ -352,3 +352,38 @@ func TestRoundsShowShapeAndCachedTokens(t *testing.T) {
 		})
 	}
 }
+
+// A deep compaction (Report.Deep, the hook's default) says so in its row's
+// tiers and detail; with AimAtCompactTo no row does.
+func TestDeepCompactionIsShown(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		aim  bool
+	}{
+		{"default hook", false},
+		{"AimAtCompactTo", true},
+	}
+	const detail = "Deep compaction: the newest fifth of the window was kept verbatim"
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newTestRecorder(t, nil)
+			res := run{steps: 30, toolText: longText(600), summary: "Logs read.", aim: tc.aim}.drive(t, rec, "c")
+			s, _ := rec.snapshot("c")
+			if len(s.Compactions) == 0 || len(s.Compactions) != len(res.reports) {
+				t.Fatalf("%d compactions recorded, %d reported", len(s.Compactions), len(res.reports))
+			}
+			page := writePage(t, rec, "c")
+			for i, r := range s.Compactions {
+				if r.Deep != res.reports[i].Deep || r.Deep == tc.aim {
+					t.Errorf("compaction %d: recorded deep %v, reported %v; want %v", i, r.Deep, res.reports[i].Deep, !tc.aim)
+				}
+				row := rowText(t, page, r.Call)
+				if got := strings.Contains(row, detail) && strings.Contains(row, "deep, "); got != !tc.aim {
+					t.Errorf("the row of call %d says deep: %v, want %v:\n%s", r.Call, got, !tc.aim, row)
+				}
+			}
+		})
+	}
+}

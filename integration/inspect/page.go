@@ -83,9 +83,12 @@ type conversationPage struct {
 type row struct{ R *record }
 
 // Tiers lists the tiers of a compaction's rounds, each once, in order,
-// then the fallback's stages when it ran.
+// then the fallback's stages when it ran; "deep" leads a deep compaction's.
 func (p conversationPage) Tiers(r *record) string {
 	var ts []string
+	if r.Deep && len(r.Rounds) > 0 {
+		ts = append(ts, "deep")
+	}
 	for _, rd := range r.Rounds {
 		if rd.Tier != "" && !slices.Contains(ts, rd.Tier) {
 			ts = append(ts, rd.Tier)

@@ -51,6 +51,9 @@ type record struct {
 	// InvalidatedTokens is the cached prefix the applied compaction made
 	// the provider drop, by the counter (Report.InvalidatedTokens).
 	InvalidatedTokens int
+	// Deep: the compaction was asked to keep the newest fifth of the
+	// window verbatim and summarize everything older (Report.Deep).
+	Deep bool
 
 	Rounds []round
 	// FallbackContent is what the fallback removed and put in; nil unless
@@ -110,7 +113,7 @@ func newRecord(rep compaction.Report, hookErr error) *record {
 		Overhead: rep.Overhead, Overflow: rep.Overflow, MessagesBefore: rep.MessagesBefore, MessagesAfter: rep.MessagesAfter,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Saved: rep.Saved(), Duration: rep.Duration, Stall: rep.Stall,
 		Err: errText(err), Applied: rep.Compacted, Fallback: clip(rep.Fallback, maxIDBytes), Unprofitable: rep.Unprofitable,
-		InvalidatedTokens: rep.InvalidatedTokens}
+		InvalidatedTokens: rep.InvalidatedTokens, Deep: rep.Deep}
 	for _, rd := range rep.Rounds {
 		x := round{Tier: rd.Tier, Replaced: len(rd.Indices), TokensBefore: rd.TokensBefore, TokensAfter: rd.TokensAfter,
 			Latency: rd.Latency, Err: errText(rd.Err), Model: clip(rd.Model, maxIDBytes), Attempts: rd.Attempts,

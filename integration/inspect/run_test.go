@@ -32,6 +32,8 @@ type run struct {
 	// cached is the prompt tokens the summarizer's usage reports as read
 	// from the provider's cache.
 	cached int
+	// aim sets HookConfig.AimAtCompactTo: no deep compactions.
+	aim bool
 }
 
 // downMessage is the error text of the summarizer's endpoint when it is
@@ -75,7 +77,7 @@ func (r run) drive(t testing.TB, rec *Recorder, id string) runResult {
 		window = 4000
 	}
 	hook, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{Compactor: comp, ContextWindow: window, PrepareAt: r.prepareAt,
-		Logger: slog.New(slog.DiscardHandler),
+		Logger: slog.New(slog.DiscardHandler), AimAtCompactTo: r.aim,
 		Observer: compaction.ObserverFunc(func(_ context.Context, rep compaction.Report) {
 			mu.Lock()
 			defer mu.Unlock()
