@@ -137,7 +137,7 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 	}
 	var conv []*schema.Message
 	prev := 0
-	for _, end := range t.Steps {
+	for step, end := range t.Steps {
 		conv = append(conv, t.Messages[prev:end]...)
 		prev = end
 		n, err := cfg.Counter.Count(ctx, conv, nil)
@@ -148,7 +148,7 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 			continue
 		}
 		if hook != nil {
-			st := &hooks.State{Messages: conv}
+			st := &hooks.State{Messages: conv, StepCount: step}
 			r, err := hook.Decide(ctx, st)
 			if err != nil {
 				return res, err
