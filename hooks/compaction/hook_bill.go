@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -57,9 +58,14 @@ func (h *CompactionHook) billKeep(ctx context.Context, messages []*schema.Messag
 }
 
 // verbatimFloor is how many of the newest tokens a deep compaction keeps
-// verbatim: billFloorPermille thousandths of the window, rounded up.
+// verbatim: billFloorPermille thousandths of the window, rounded up. A
+// window too large to multiply (the product would overflow) is divided
+// first.
 func (h *CompactionHook) verbatimFloor() int {
-	return int((int64(h.window)*billFloorPermille + 999) / 1000)
+	if h.window > (math.MaxInt-999)/billFloorPermille {
+		return h.window / 1000 * billFloorPermille
+	}
+	return (h.window*billFloorPermille + 999) / 1000
 }
 
 // billFloorPermille is the share of the window, in thousandths, a deep
