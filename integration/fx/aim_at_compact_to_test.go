@@ -2,11 +2,8 @@ package compactfx
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 
-	"github.com/cloudwego/eino/schema"
 	"go.uber.org/fx"
 
 	"github.com/einocompact/einocompact/hooks"
@@ -42,14 +39,7 @@ func TestAimAtCompactToKey(t *testing.T) {
 			if err := fx.New(fx.NopLogger, Module(cfg), fx.Populate(&hook)).Err(); err != nil {
 				t.Fatal(err)
 			}
-			msgs := []*schema.Message{schema.SystemMessage("rules"), schema.UserMessage("fetch everything")}
-			for i := range 60 {
-				id := fmt.Sprintf("c%d", i)
-				msgs = append(msgs, schema.AssistantMessage("", []schema.ToolCall{{ID: id, Type: "function",
-					Function: schema.FunctionCall{Name: "fetch", Arguments: "{}"}}}),
-					schema.ToolMessage(strings.Repeat("data ", 300), id, schema.WithToolName("fetch")))
-			}
-			r, err := hook.Decide(context.Background(), &hooks.State{Messages: msgs})
+			r, err := hook.Decide(context.Background(), &hooks.State{Messages: fetchConversation()})
 			if err != nil || !r.Triggered || !r.Compacted {
 				t.Fatalf("triggered %v, compacted %v, err %v", r.Triggered, r.Compacted, err)
 			}

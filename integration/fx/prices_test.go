@@ -64,14 +64,7 @@ func TestPricesKey(t *testing.T) {
 			// A conversation at the trigger: the target is compact_to's,
 			// and the compaction goes deeper (Report.Deep) under every
 			// price, the assumed ones included, leaving less than it.
-			msgs := []*schema.Message{schema.SystemMessage("rules"), schema.UserMessage("fetch everything")}
-			for i := range 60 {
-				id := fmt.Sprintf("c%d", i)
-				msgs = append(msgs, schema.AssistantMessage("", []schema.ToolCall{{ID: id, Type: "function",
-					Function: schema.FunctionCall{Name: "fetch", Arguments: "{}"}}}),
-					schema.ToolMessage(strings.Repeat("data ", 300), id, schema.WithToolName("fetch")))
-			}
-			r, err := hook.Decide(context.Background(), &hooks.State{Messages: msgs})
+			r, err := hook.Decide(context.Background(), &hooks.State{Messages: fetchConversation()})
 			if err != nil || !r.Triggered {
 				t.Fatalf("triggered %v, err %v", r.Triggered, err)
 			}
@@ -83,4 +76,17 @@ func TestPricesKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fetchConversation is a task of 60 fetch steps of 1,500 characters each,
+// past the trigger of a 32,000-token window.
+func fetchConversation() []*schema.Message {
+	msgs := []*schema.Message{schema.SystemMessage("rules"), schema.UserMessage("fetch everything")}
+	for i := range 60 {
+		id := fmt.Sprintf("c%d", i)
+		msgs = append(msgs, schema.AssistantMessage("", []schema.ToolCall{{ID: id, Type: "function",
+			Function: schema.FunctionCall{Name: "fetch", Arguments: "{}"}}}),
+			schema.ToolMessage(strings.Repeat("data ", 300), id, schema.WithToolName("fetch")))
+	}
+	return msgs
 }
