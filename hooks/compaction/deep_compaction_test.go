@@ -95,19 +95,9 @@ func TestDeepCompactionKeepsTheFloor(t *testing.T) {
 			if count(fc1, out...) >= count(fc1, shallow...) {
 				t.Errorf("deep compaction left %d tokens, the usual one %d: not deeper", count(fc1, out...), count(fc1, shallow...))
 			}
-			for i := range msgs {
-				if !deepEqualMessage(msgs[i], before[i]) {
-					t.Fatalf("message %d of the caller's conversation was mutated", i)
-				}
-			}
+			checkDeepResult(t, msgs, before, out, tc.keep, fc1)
 		})
 	}
-}
-
-// deepEqualMessage compares the parts of two messages a compactor could
-// mutate.
-func deepEqualMessage(a, b *schema.Message) bool {
-	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID && len(a.ToolCalls) == len(b.ToolCalls)
 }
 
 // A deep round that leaves the conversation above its limit (the floor holds
