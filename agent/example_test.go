@@ -11,7 +11,7 @@ import (
 	"github.com/einocompact/einocompact/agent"
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // Example runs the agent with a compaction hook and carries the returned

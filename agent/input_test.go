@@ -8,7 +8,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // A nil message is refused before anything runs, by Run and by Stream, with

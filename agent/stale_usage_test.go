@@ -9,7 +9,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // TestStaleUsageIsNotCarriedIntoTheNextRun: a run that compacts and then

@@ -12,7 +12,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // collect drains a Stream and returns its events.

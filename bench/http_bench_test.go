@@ -22,7 +22,7 @@ import (
 // encodes them. BenchmarkCompact's compact-ns/op, the figure of the issue
 // 13 target, leaves the client out, and with it Eino's share of that work.
 // This benchmark is context for that target, not a replacement for it.
-// The server is its own, not internal/openaitest's: that one decodes,
+// The server is its own, not openaitest's: that one decodes,
 // checks and keeps every request, megabytes per operation here.
 func BenchmarkCompactHTTP(b *testing.B) {
 	ctx := context.Background()

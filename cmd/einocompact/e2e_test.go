@@ -14,7 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // e2eBuild compiles the command into a temporary directory.

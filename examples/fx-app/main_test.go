@@ -17,7 +17,7 @@ import (
 
 	"github.com/einocompact/einocompact/agent"
 	"github.com/einocompact/einocompact/hooks/compaction"
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // noEnv keeps the developer's OPENAI_* variables out of the tests.

@@ -16,7 +16,7 @@ import (
 	"github.com/einocompact/einocompact/agent"
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // caInstructionStart opens the user instruction that closes a cache-aligned

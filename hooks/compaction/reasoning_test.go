@@ -7,7 +7,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // TestReasoningSentMatchesTheClient pins ReasoningSent to what the real

@@ -15,7 +15,7 @@ import (
 	"github.com/einocompact/einocompact/agent"
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // h22FC4 is FakeCounter(4): code points of the rendering (then the tool

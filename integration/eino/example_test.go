@@ -15,7 +15,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction"
 	einoint "github.com/einocompact/einocompact/integration/eino"
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // newCompactionHook builds the hook the examples install: summaries written

@@ -10,7 +10,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // isolateCounter counts the model-end callbacks a handler receives, for both

@@ -9,7 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // A Config written out as YAML reads back unchanged: durations are written

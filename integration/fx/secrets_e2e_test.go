@@ -15,7 +15,7 @@ import (
 
 	"github.com/einocompact/einocompact/agent"
 	"github.com/einocompact/einocompact/hooks"
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // TestSecretsKeyInEndpointURLNeverLeaks puts a canary API key in every part

@@ -14,7 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	einoint "github.com/einocompact/einocompact/integration/eino"
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // memStore is an in-memory adk.CheckPointStore.

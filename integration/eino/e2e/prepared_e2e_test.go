@@ -18,7 +18,7 @@ import (
 	"github.com/einocompact/einocompact/agent"
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
-	"github.com/einocompact/einocompact/internal/openaitest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 // The real-time setting of TestAgentPreparedCompactionDoesNotStall: each
