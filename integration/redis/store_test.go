@@ -16,8 +16,8 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
-	"github.com/einocompact/einocompact/openaitest"
 	"github.com/einocompact/einocompact/internal/redistest"
+	"github.com/einocompact/einocompact/openaitest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
