@@ -51,7 +51,7 @@ func parseCompact(args []string, stderr io.Writer) (*compactRun, error) {
 		fmt.Fprint(stderr, compactUsage)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&r.in, "in", "", "transcript to compact (required)")
+	fs.StringVar(&r.in, "in", "", "transcript to compact (required); - reads it from stdin")
 	fs.StringVar(&r.format, "format", formatAuto, "transcript format: eino (JSON []*schema.Message), openai (chat-completions messages or request body), or auto")
 	fs.IntVar(&r.window, "window", 0, "the model's context window in tokens (required)")
 	fs.Float64Var(&r.at, "at", 0.7, "compact when the estimate reaches this fraction of the window")
@@ -95,16 +95,20 @@ func parseCompact(args []string, stderr io.Writer) (*compactRun, error) {
 	return r, nil
 }
 
-func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup func(string) (string, bool)) error {
-	t, err := loadTranscript(r.in, r.format)
+func (r *compactRun) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, lookup func(string) (string, bool)) error {
+	t, err := readInput(r.in, r.format, stdin)
 	if err != nil {
 		return err
 	}
+	name := r.in
+	if name == "-" {
+		name = stdinName
+	}
 	if faults := inputPairingFaults(t.messages); len(faults) > 0 {
 		if r.strictPairing {
-			return fmt.Errorf("%s: %s", r.in, describeFaults(faults, ""))
+			return fmt.Errorf("%s: %s", name, describeFaults(faults, ""))
 		}
-		fmt.Fprintf(stderr, "einocompact: warning: %s: %s", r.in,
+		fmt.Fprintf(stderr, "einocompact: warning: %s: %s", name,
 			describeFaults(faults, "; compaction keeps them as they are (--strict-pairing makes this an error)")+"\n")
 	}
 	counter, err := newCounter(r.counter)
@@ -143,7 +147,7 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 		return err
 	}
 	trigger, target := hook.Thresholds()
-	fmt.Fprintf(stdout, "%s: %s format, %d messages, %d tool schemas\n", r.in, t.format, len(t.messages), len(t.tools))
+	fmt.Fprintf(stdout, "%s: %s format, %d messages, %d tool schemas\n", name, t.format, len(t.messages), len(t.tools))
 	fmt.Fprintf(stdout, "strategy %s", r.strategy)
 	if setup.summarizer != "" {
 		fmt.Fprintf(stdout, " (summarizer: %s)", setup.summarizer)
@@ -166,7 +170,7 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 			return err
 		}
 		decide = w.Decide
-		ctx = inspect.WithConversation(ctx, r.in)
+		ctx = inspect.WithConversation(ctx, name)
 	}
 	rep, err := decide(ctx, state)
 	if err != nil {
@@ -194,7 +198,7 @@ func (r *compactRun) run(ctx context.Context, stdout, stderr io.Writer, lookup f
 	}
 	writeTable(stdout, before, after, rep, state.Messages)
 	if rec != nil {
-		if err := writePage(rec, r.in, r.html); err != nil {
+		if err := writePage(rec, name, r.html); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "\nwrote %s (the inspector's page: open it in a browser)\n", r.html)

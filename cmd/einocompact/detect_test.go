@@ -76,7 +76,12 @@ func TestStreamedEqualsWhole(t *testing.T) {
 			}
 			file = path
 		}
-		streamed, err := streamTranscript(file, formatAuto)
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		streamed, err := streamTranscript(f, formatAuto)
+		f.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}

@@ -6,7 +6,8 @@
 //	    [--html page.html] [--offline] [--quiet] [--strict-pairing]
 //
 // It reads Eino messages (JSON []*schema.Message) or an OpenAI chat-completions
-// request (or just its messages array), runs a CompactionHook on it as an agent
+// request (or just its messages array) from a file, a pipe, or stdin with
+// --in -, runs a CompactionHook on it as an agent
 // would before its next model call, prints a before/after table (messages,
 // tokens, tool calls, identifiers kept, the tier of each summarizer round) and
 // writes the result in the input's format; --html writes the compaction
@@ -44,14 +45,14 @@ func usageErrorf(format string, args ...any) error {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv)
 	stop()
 	os.Exit(code)
 }
 
 // run executes one command line and returns the exit status. Everything it
 // needs from the process is passed in, so tests can run it in place.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -67,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 	}
 	r, err := parseCompact(args[1:], stderr)
 	if err == nil {
-		err = r.run(ctx, stdout, stderr, lookup)
+		err = r.run(ctx, stdin, stdout, stderr, lookup)
 	}
 	var ue *usageError
 	switch {

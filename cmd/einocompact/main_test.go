@@ -23,11 +23,18 @@ import (
 // mtNoEnv is an environment with no endpoint configured.
 func mtNoEnv(string) (string, bool) { return "", false }
 
-// mtRun runs a command line in place and returns its exit status and output.
+// mtRun runs a command line in place, with an empty stdin, and returns its
+// exit status and output.
 func mtRun(t testing.TB, lookup func(string) (string, bool), args ...string) (int, string, string) {
 	t.Helper()
+	return mtRunStdin(t, strings.NewReader(""), lookup, args...)
+}
+
+// mtRunStdin is mtRun reading stdin.
+func mtRunStdin(t testing.TB, stdin io.Reader, lookup func(string) (string, bool), args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, &out, &errb, lookup)
+	code := run(context.Background(), args, stdin, &out, &errb, lookup)
 	return code, out.String(), errb.String()
 }
 

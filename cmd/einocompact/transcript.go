@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/cloudwego/eino/schema"
@@ -30,28 +31,67 @@ type transcript struct {
 	body map[string]json.RawMessage
 }
 
+// stdinName is what --in - reads, and how messages name it.
+const stdinName = "stdin"
+
+// readInput reads the transcript --in names: "-" is stdin, anything else a
+// path.
+func readInput(in, format string, stdin io.Reader) (*transcript, error) {
+	if in == "-" {
+		return readTranscript(stdin, stdinName, format, 0)
+	}
+	return loadTranscript(in, format)
+}
+
 // loadTranscript reads path in format; formatAuto decides as detectFormat
 // says. Errors name the file and, for malformed JSON, the line and column.
 //
-// A JSON array, the shape of long transcripts, is decoded one message at a
-// time from the file, so the file's bytes are never all in memory beside the
-// messages. Request bodies, and any file the stream cannot read, are read
-// whole by parseTranscript, which also says where a problem is.
+// A JSON array in a regular file, the shape of long transcripts, is decoded
+// one message at a time, so the file's bytes are never all in memory beside
+// the messages; that takes two passes (detecting the format, then
+// decoding). Request bodies, any file the stream cannot read, and anything
+// that cannot be read twice (a pipe, /dev/stdin) are read once, whole, by
+// readTranscript, which also says where a problem is.
 func loadTranscript(path, format string) (*transcript, error) {
-	if t, err := streamTranscript(path, format); err == nil {
-		return t, nil
-	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return readTranscript(f, path, format, 0)
+	}
+	if t, err := streamTranscript(f, format); err == nil {
+		return t, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return readTranscript(f, path, format, st.Size())
+}
+
+// readTranscript reads all of r, a transcript called name in errors, and
+// parses it in format; size, when known, sizes the buffer.
+func readTranscript(r io.Reader, name, format string, size int64) (*transcript, error) {
+	var buf bytes.Buffer
+	if size > 0 && size < math.MaxInt-bytes.MinRead {
+		buf.Grow(int(size) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	data := buf.Bytes()
 	t, err := parseTranscript(data, format)
 	var pe *posError
 	switch {
 	case errors.As(err, &pe):
-		return nil, fmt.Errorf("%s:%w", path, err)
+		return nil, fmt.Errorf("%s:%w", name, err)
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return t, nil
 }
@@ -65,15 +105,11 @@ var (
 
 // streamTranscript reads a transcript that is a JSON array of messages, one
 // message at a time: a first pass detects the format when it is formatAuto,
-// a second decodes. Any error means "read it whole instead", which reports
-// the problem properly.
-func streamTranscript(path, format string) (*transcript, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// a second decodes, so f must be seekable. Any error means "read it whole
+// instead", which reports the problem properly.
+func streamTranscript(f io.ReadSeeker, format string) (*transcript, error) {
 	if format == formatAuto {
+		var err error
 		if format, err = detectFormat(f); err != nil {
 			return nil, err
 		}
@@ -82,6 +118,7 @@ func streamTranscript(path, format string) (*transcript, error) {
 		}
 	}
 	t := &transcript{format: format}
+	var err error
 	switch format {
 	case formatEino:
 		err = eachElement(f, func(dec *json.Decoder) error {
