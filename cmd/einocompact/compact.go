@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -197,24 +198,24 @@ func (r *compactRun) run(ctx context.Context, stdin io.Reader, stdout, stderr io
 		}
 	}
 	writeTable(stdout, before, after, rep, state.Messages)
+
+	// The result first: a page that cannot be written must not cost it.
+	if r.out != "" {
+		data, err := t.encode(state.Messages)
+		if err != nil {
+			return fmt.Errorf("encoding the result: %w", err)
+		}
+		if err := os.WriteFile(r.out, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nwrote %s (%d messages)\n", r.out, len(state.Messages))
+	}
 	if rec != nil {
-		if err := writePage(rec, name, r.html); err != nil {
+		if err := writePage(rec, r.html); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "\nwrote %s (the inspector's page: open it in a browser)\n", r.html)
 	}
-
-	if r.out == "" {
-		return nil
-	}
-	data, err := t.encode(state.Messages)
-	if err != nil {
-		return fmt.Errorf("encoding the result: %w", err)
-	}
-	if err := os.WriteFile(r.out, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\nwrote %s (%d messages)\n", r.out, len(state.Messages))
 	return nil
 }
 
@@ -251,15 +252,18 @@ func (r *compactRun) floorProblem(c compaction.Compactor) string {
 		"raise --window or --to, or lower --summary-tokens", r.window, r.to, target, floor)
 }
 
-// writePage writes conversation id's inspector page to path.
-func writePage(rec *inspect.Recorder, id, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+// writePage writes the page of the one conversation rec holds to path,
+// nothing when it cannot be rendered. The recorder files the run under the
+// transcript's name clipped to the length it keeps of an id, so the page is
+// looked up by what it kept, not by the name.
+func writePage(rec *inspect.Recorder, path string) error {
+	ids := rec.Conversations()
+	if len(ids) != 1 {
+		return fmt.Errorf("writing %s: the inspector holds %d conversations, not this run's one", path, len(ids))
 	}
-	if err := rec.WriteHTML(f, id); err != nil {
-		f.Close()
+	var page bytes.Buffer
+	if err := rec.WriteHTML(&page, ids[0]); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return f.Close()
+	return os.WriteFile(path, page.Bytes(), 0o644)
 }
