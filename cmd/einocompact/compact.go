@@ -198,6 +198,9 @@ func (r *compactRun) run(ctx context.Context, stdin io.Reader, stdout, stderr io
 		}
 	}
 	writeTable(stdout, before, after, rep, state.Messages)
+	if err := explainAbove(ctx, stdout, rep, r.strategy, r.window, state.Messages, counter); err != nil {
+		return err
+	}
 
 	// The result first: a page that cannot be written must not cost it.
 	if r.out != "" {

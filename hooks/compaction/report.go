@@ -122,6 +122,19 @@ type PreparedDone struct {
 	Refused bool
 }
 
+// VerbatimFloor is how many of the newest tokens a Deep compaction was
+// asked to keep verbatim, by the hook's counter: a fifth of ContextWindow
+// and 0.2 % more, rounded up. It is kept in whole steps, so the messages
+// kept may hold more; with a floor so large that the next call would
+// compact again at once, the compaction went towards Target instead. 0 when
+// the compaction was not Deep.
+func (r Report) VerbatimFloor() int {
+	if !r.Deep {
+		return 0
+	}
+	return max(r.keep, 0)
+}
+
 // Saved is how many tokens the compaction removed, by the counter.
 func (r Report) Saved() int {
 	if !r.Compacted {
