@@ -20,9 +20,11 @@ const compactUsage = `usage: einocompact compact --in FILE --window N [flags]
 
 Previews what a CompactionHook would do to a recorded conversation before the
 next model call: it estimates the prompt, and when that reaches --at of the
-window, compacts towards --to of it, then prints a before/after table and
-writes the result with --out. With no provider usage recorded, the estimate
-is the counter's size of the messages plus any tool schemas in the file.
+window, compacts towards --to of it, then prints a before/after table (and,
+when the result sits above --to, why) and writes the result with --out.
+--in - reads the transcript from stdin. With no provider usage recorded, the
+estimate is the counter's size of the messages plus any tool schemas in the
+file.
 
 The summarizer is an OpenAI-compatible endpoint when SUMMARIZER_BASE_URL or
 OPENAI_BASE_URL (with the matching _API_KEY and _MODEL) is set, as for the
