@@ -43,7 +43,7 @@ type Config struct {
 	KeyPrefix string
 	// MaxEntryBytes caps a stored result: a larger one is not stored (its
 	// lease ends, and the other replicas compact themselves), and a larger
-	// one found is not loaded. Default 4 MiB.
+	// one found is refused by its length, without being read. Default 4 MiB.
 	MaxEntryBytes int
 	// PollInterval is how often a replica waiting for a compaction written
 	// elsewhere checks for it. Default 50ms.
@@ -57,8 +57,8 @@ type Config struct {
 	// loaded. Default none.
 	Seal func(plain []byte) ([]byte, error)
 	Open func(sealed []byte) ([]byte, error)
-	// Logger receives a Warn record for each entry refused. Default
-	// slog.Default().
+	// Logger receives a Warn record for each entry refused, once per key
+	// (of the last 4096 refused). Default slog.Default().
 	Logger *slog.Logger
 }
 
@@ -72,6 +72,7 @@ type Store struct {
 	seal     func([]byte) ([]byte, error)
 	open     func([]byte) ([]byte, error)
 	log      *slog.Logger
+	refused  refusals
 }
 
 var _ compaction.Store = (*Store)(nil)
@@ -147,30 +148,23 @@ func (s *Store) Lookup(ctx context.Context, conv string) ([]string, error) {
 
 // Load implements compaction.Store.
 func (s *Store) Load(ctx context.Context, key string) ([]byte, bool, error) {
-	var entry *goredis.StringCmd
-	var lease *goredis.IntCmd
-	_, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		entry = p.Get(ctx, s.entryKey(key))
-		lease = p.Exists(ctx, s.leaseKey(key))
-		return nil
-	})
-	if err != nil && !errors.Is(err, goredis.Nil) {
-		return nil, false, fmt.Errorf("redis: load: %w", err)
-	}
-	held := lease.Val() > 0
-	raw, err := entry.Bytes()
-	if errors.Is(err, goredis.Nil) {
-		return nil, held, nil
-	}
+	st, err := s.read(ctx, key)
 	if err != nil {
 		return nil, false, fmt.Errorf("redis: load: %w", err)
 	}
-	plain, err := s.unwrap(raw)
-	if err != nil {
-		s.log.WarnContext(ctx, "redis: stored compaction refused", "key", key, "error", err.Error())
-		return nil, held, nil
+	if !st.present {
+		return nil, st.held, nil
 	}
-	return plain, held, nil
+	if st.raw == nil {
+		s.refuse(ctx, key, fmt.Errorf("%d bytes, above MaxEntryBytes %d", st.size-int64(len(envelope)), s.maxBytes))
+		return nil, st.held, nil
+	}
+	plain, err := s.unwrap(st.raw)
+	if err != nil {
+		s.refuse(ctx, key, err)
+		return nil, st.held, nil
+	}
+	return plain, st.held, nil
 }
 
 func (s *Store) unwrap(raw []byte) ([]byte, error) {
