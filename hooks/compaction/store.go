@@ -16,8 +16,15 @@ import (
 //
 // A Store moves opaque entries; the hook encodes them (a versioned
 // encoding) and checks every entry it loads against the conversation it is
-// about to send, so a store never decides what is applied. Keys are
-// printable ASCII without spaces. Every method must return within the
+// about to send (the key it was written for, tool calls paired, the system
+// prompt and the current request kept, smaller), so a store can withhold
+// an entry but never make the hook apply one that does not fit. These
+// checks cannot tell who wrote an entry: whoever can write to the store
+// can forge one that fits, with a summary of their choosing. A store
+// shared beyond the hooks' own processes must therefore authenticate what
+// it returns (package integration/redis: Config.Seal and Config.Open with
+// NewHMAC) and return nothing it cannot authenticate. Keys are printable
+// ASCII without spaces. Every method must return within the
 // deadline of its ctx; the hook bounds each call and, when the store errs
 // or is slow, goes on as without one. Implementations must be safe for
 // concurrent use. See NewMemoryStore, and package integration/redis for one

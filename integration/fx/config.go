@@ -350,6 +350,14 @@ type StoreConfig struct {
 	Timeout Duration `yaml:"timeout"`
 	// MaxEntryBytes caps one shared compaction. Default 4194304; >= 1.
 	MaxEntryBytes int `yaml:"max_entry_bytes"`
+	// AuthKeyEnv names the environment variable holding the key that
+	// authenticates shared compactions with kind redis (HMAC-SHA256 over
+	// each entry and key_prefix; integration/redis NewHMAC): a replica then
+	// applies only entries written with the same key, so that write access
+	// to Redis does not let anyone choose the summaries the agents read.
+	// The key must be at least 32 bytes; every replica sharing the store
+	// needs it. Default "": entries are not authenticated.
+	AuthKeyEnv string `yaml:"auth_key_env"`
 	// Scope is added to the identity under which compactions are shared:
 	// name what the compactor's settings do not show, such as the
 	// summarizer's model or a prompt version. Default "".

@@ -3,7 +3,9 @@ package compactfx
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"log/slog"
+	"os"
 
 	"go.uber.org/fx"
 
@@ -54,7 +56,12 @@ func provideStore(in storeIn) (moduleStore, error) {
 	if err != nil {
 		return moduleStore{}, err
 	}
-	store, err := redisstore.New(redisstore.Config{Client: client, KeyPrefix: c.KeyPrefix, MaxEntryBytes: c.MaxEntryBytes, Logger: log})
+	scfg := redisstore.Config{Client: client, KeyPrefix: c.KeyPrefix, MaxEntryBytes: c.MaxEntryBytes, Logger: log}
+	if err := authenticate(&scfg, c); err != nil {
+		_ = client.Close()
+		return moduleStore{}, err
+	}
+	store, err := redisstore.New(scfg)
 	if err != nil {
 		_ = client.Close()
 		return moduleStore{}, err
@@ -69,4 +76,29 @@ func provideStore(in storeIn) (moduleStore, error) {
 		OnStop: func(context.Context) error { return client.Close() },
 	})
 	return moduleStore{Store: store, scope: scope}, nil
+}
+
+// authenticate sets cfg's Seal and Open to an HMAC with the key in the
+// variable store.auth_key_env names, when it names one. The key is read
+// when the module is built, so a missing one stops the application from
+// starting instead of leaving its entries unauthenticated.
+func authenticate(cfg *redisstore.Config, c StoreConfig) error {
+	if c.AuthKeyEnv == "" {
+		return nil
+	}
+	key, _ := os.LookupEnv(c.AuthKeyEnv)
+	if key == "" {
+		return fmt.Errorf("config: store.auth_key_env = %q: the variable is unset or empty; set it to the key (at least %d bytes) on every replica, or remove store.auth_key_env",
+			c.AuthKeyEnv, redisstore.MinAuthKeyBytes)
+	}
+	namespace := cfg.KeyPrefix
+	if namespace == "" {
+		namespace = redisstore.DefaultKeyPrefix
+	}
+	auth, err := redisstore.NewHMAC([]byte(key), namespace)
+	if err != nil {
+		return fmt.Errorf("config: store.auth_key_env = %q: the key it holds is %d bytes, want at least %d", c.AuthKeyEnv, len(key), redisstore.MinAuthKeyBytes)
+	}
+	cfg.Seal, cfg.Open = auth.Seal, auth.Open
+	return nil
 }

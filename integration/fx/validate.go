@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -181,6 +182,12 @@ func (v *validator) add(key string, value any, format string, args ...any) {
 	v.errs = append(v.errs, &settingError{key: key, msg: fmt.Sprintf("config: %s = %#v: %s", key, value, fmt.Sprintf(format, args...))})
 }
 
+// addHidden is add for a value that may hold a secret: the error names the
+// key and says the value is not shown.
+func (v *validator) addHidden(key, msg string) {
+	v.errs = append(v.errs, &settingError{key: key, msg: fmt.Sprintf("config: %s (value not shown: it may hold a secret): %s", key, msg)})
+}
+
 // settingError is one problem Validate found, with the key it is about, so
 // LoadInto can say where the value came from.
 type settingError struct{ key, msg string }
@@ -232,4 +239,11 @@ func (s StoreConfig) validate(v *validator) {
 	if strings.ContainsAny(s.KeyPrefix, "{}") {
 		v.add("store.key_prefix", s.KeyPrefix, "must not contain '{' or '}'")
 	}
+	if s.AuthKeyEnv != "" && !envName.MatchString(s.AuthKeyEnv) {
+		// It may be the key itself, written where its variable's name goes.
+		v.addHidden("store.auth_key_env", "must name an environment variable (letters, digits and '_', not starting with a digit), not hold the key")
+	}
 }
+
+// envName is the shape of an environment variable's name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
