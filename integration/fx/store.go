@@ -29,7 +29,9 @@ type storeIn struct {
 	Logger    *slog.Logger `optional:"true"`
 }
 
-// provideStore builds the store of store.kind. With kind redis, the client
+// provideStore builds the store of store.kind. With kind redis, go-redis'
+// own log lines go to the application's logger (redisstore.RouteLogs: one
+// logger per process, so the last application built wins), the client
 // is created here, pinged when the application starts (a Redis that does
 // not answer is logged, not fatal: the hook compacts locally until it
 // does) and closed when it stops; fx stops in reverse order, so after the
@@ -48,6 +50,7 @@ func provideStore(in storeIn) (moduleStore, error) {
 		return moduleStore{}, nil
 	}
 	log := orDefault(in.Logger)
+	redisstore.RouteLogs(log)
 	cc := redisstore.ClientConfig{Addrs: []string{c.Addr}, Username: c.Username, Password: c.Password, DB: c.DB}
 	if c.TLS {
 		cc.TLS = &tls.Config{MinVersion: tls.VersionTLS12}

@@ -3,9 +3,11 @@ package compactfx
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
@@ -218,6 +220,8 @@ func (s StoreConfig) validate(v *validator) {
 	case StoreRedis:
 		if s.Addr == "" {
 			v.add("store.addr", s.Addr, "is required with store.kind %q (env %s)", StoreRedis, EnvRedisAddr)
+		} else {
+			v.hostPort("store.addr", s.Addr)
 		}
 	default:
 		v.add("store.kind", s.Kind, "must be one of %q, %q, %q", StoreNone, StoreMemory, StoreRedis)
@@ -244,6 +248,36 @@ func (s StoreConfig) validate(v *validator) {
 		v.addHidden("store.auth_key_env", "must name an environment variable (letters, digits and '_', not starting with a digit), not hold the key")
 	}
 }
+
+// hostPort checks that addr is host:port (a name or an IP, and a port in
+// 1-65535). A URL or a connection string is refused without echoing what
+// may be a password in it: a URL is shown redacted, anything else that is
+// not made of a host:port's characters is not shown.
+func (v *validator) hostPort(key, addr string) {
+	host, port, err := net.SplitHostPort(addr)
+	if err == nil && hostChars.MatchString(host) {
+		if p, err := strconv.Atoi(port); err == nil && p >= 1 && p <= 65535 {
+			return
+		}
+	}
+	const want = "must be host:port, e.g. redis:6379"
+	switch {
+	case strings.Contains(addr, "://"):
+		v.add(key, RedactURL(addr), "%s, not a URL: the user goes in store.username, the password in store.password (env %s), the database in store.db, and rediss:// is store.tls: true", want, EnvRedisPassword)
+	case hostPortChars.MatchString(addr):
+		v.add(key, addr, "%s", want)
+	default:
+		v.addHidden(key, want+" (user, password and options have keys of their own: store.username, store.password, store.db, store.tls)")
+	}
+}
+
+var (
+	// hostChars are those of a host name, an IPv4 address or an IPv6 one
+	// (with a zone) as net.SplitHostPort returns them.
+	hostChars = regexp.MustCompile(`^[A-Za-z0-9._%:-]+$`)
+	// hostPortChars are those of host:port, brackets included.
+	hostPortChars = regexp.MustCompile(`^[A-Za-z0-9._%:\[\]-]*$`)
+)
 
 // envName is the shape of an environment variable's name.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -53,8 +53,9 @@ type Config struct {
 	IndexTTL time.Duration
 	// Seal and Open, when set (both or neither), encrypt what is stored and
 	// decrypt what is loaded, e.g. with AES-GCM and a key from your secret
-	// store: results are conversation content. An entry Open refuses is not
-	// loaded. Default none.
+	// store: results are conversation content. Or they authenticate it
+	// (NewHMAC). An entry Open refuses is not loaded. Default none: anyone
+	// who can write to Redis can choose what the replicas apply.
 	Seal func(plain []byte) ([]byte, error)
 	Open func(sealed []byte) ([]byte, error)
 	// Logger receives a Warn record for each entry refused, once per key
