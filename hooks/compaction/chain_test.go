@@ -16,11 +16,16 @@ import (
 
 var chQuiet = slog.New(slog.DiscardHandler)
 
-// chHook builds a CompactionHook of case H16: FC1, window 2000, at 0.5, to 0.1.
+// chHook builds a CompactionHook of case H16: FC1, window 2000, at 0.5, to
+// 0.1. The chain is the user's own model-free fallback, pruning then the
+// sliding window, as the reference has it; the hook's built-in fallback
+// (not in the reference) would run the sliding window inside the pruning
+// hook already, so it is off.
 func chHook(t *testing.T, c Compactor) *CompactionHook {
 	t.Helper()
 	h, err := NewCompactionHook(context.Background(), &HookConfig{
 		Compactor: c, ContextWindow: 2000, CompactAt: 0.5, CompactTo: 0.1, TokenCounter: fc1, Logger: chQuiet,
+		DisableFallback: true,
 	})
 	if err != nil {
 		t.Fatal(err)

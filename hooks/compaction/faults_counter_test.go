@@ -18,10 +18,14 @@ var errFtCounter = errors.New("tokenizer service unavailable")
 // for every k a clean run reaches, surfaces as the hook's error (whatever
 // RaiseOnFailure says) with State.Messages untouched. The one count allowed
 // to fail quietly is the hook's advisory check of the fixed part, and then
-// the outcome must be the clean run's.
+// the outcome must be the clean run's. The compaction leaves the call above
+// the 100-token window's fallback line, so with the fallback on, the
+// model-free fallback runs after it; a count failing there abandons the
+// fallback quietly (the call goes out as the compaction left it: the
+// outcome of the clean run without the fallback).
 func TestFaultsCounterFailsAtEveryCall(t *testing.T) {
 	t.Parallel()
-	run := func(raise bool, failAt int64) (in []*schema.Message, st *hooks.State, calls int64, err error) {
+	run := func(raise, disable bool, failAt int64) (in []*schema.Message, st *hooks.State, calls int64, err error) {
 		var n atomic.Int64
 		counter := TokenCounterFunc(func(ctx context.Context, msgs []*schema.Message, tools []*schema.ToolInfo) (int, error) {
 			if n.Add(1) == failAt {
@@ -36,7 +40,7 @@ func TestFaultsCounterFailsAtEveryCall(t *testing.T) {
 			t.Fatal(err)
 		}
 		h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: c, ContextWindow: 100, CompactAt: 0.03, CompactTo: 0.02,
-			TokenCounter: counter, Logger: discardLogger()})
+			TokenCounter: counter, Logger: discardLogger(), DisableFallback: disable})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,36 +49,53 @@ func TestFaultsCounterFailsAtEveryCall(t *testing.T) {
 		err = h.Run(context.Background(), st)
 		return in, st, n.Load(), err
 	}
+	render := func(st *hooks.State) string { return Render(st.Messages, RenderOptions{ToolCallIDs: true}) }
 	for _, raise := range []bool{false, true} {
-		in, clean, total, err := run(raise, 0)
+		_, without, _, err := run(raise, true, 0)
 		if err != nil {
-			t.Fatalf("raise=%v: clean run failed: %v", raise, err)
+			t.Fatalf("raise=%v: clean run without the fallback failed: %v", raise, err)
 		}
-		if slices.Equal(clean.Messages, in) {
-			t.Fatalf("raise=%v: with a working counter the hook should have compacted", raise)
-		}
-		if total < 6 {
-			t.Fatalf("raise=%v: a clean run counted only %d times; the test covers too little", raise, total)
-		}
-		quiet := 0
-		for k := int64(1); k <= total; k++ {
-			in, st, _, err := run(raise, k)
-			if err == nil {
-				quiet++
-				if Render(st.Messages, RenderOptions{ToolCallIDs: true}) != Render(clean.Messages, RenderOptions{ToolCallIDs: true}) {
-					t.Fatalf("raise=%v, failing count %d: no error, but the outcome differs from the clean run's", raise, k)
+		for _, disable := range []bool{true, false} {
+			in, clean, total, err := run(raise, disable, 0)
+			if err != nil {
+				t.Fatalf("raise=%v disable=%v: clean run failed: %v", raise, disable, err)
+			}
+			if slices.Equal(clean.Messages, in) {
+				t.Fatalf("raise=%v disable=%v: with a working counter the hook should have compacted", raise, disable)
+			}
+			if !disable && render(clean) == render(without) {
+				t.Fatalf("raise=%v: the fallback changed nothing; the test covers too little", raise)
+			}
+			if total < 6 {
+				t.Fatalf("raise=%v disable=%v: a clean run counted only %d times; the test covers too little", raise, disable, total)
+			}
+			quiet, abandoned := 0, 0
+			for k := int64(1); k <= total; k++ {
+				in, st, _, err := run(raise, disable, k)
+				if err == nil {
+					switch render(st) {
+					case render(clean):
+						quiet++
+					case render(without):
+						abandoned++
+					default:
+						t.Fatalf("raise=%v disable=%v, failing count %d: no error, but the outcome differs from the clean run's", raise, disable, k)
+					}
+					continue
 				}
-				continue
+				if !errors.Is(err, errFtCounter) {
+					t.Fatalf("raise=%v disable=%v, failing count %d: error %v does not wrap the counter's", raise, disable, k, err)
+				}
+				if !slices.Equal(st.Messages, in) {
+					t.Fatalf("raise=%v disable=%v, failing count %d: State.Messages changed although the hook failed", raise, disable, k)
+				}
 			}
-			if !errors.Is(err, errFtCounter) {
-				t.Fatalf("raise=%v, failing count %d: error %v does not wrap the counter's", raise, k, err)
+			if quiet > 1 {
+				t.Fatalf("raise=%v disable=%v: %d failed counts went unreported; only the advisory fixed-part check may", raise, disable, quiet)
 			}
-			if !slices.Equal(st.Messages, in) {
-				t.Fatalf("raise=%v, failing count %d: State.Messages changed although the hook failed", raise, k)
+			if !disable && abandoned == 0 {
+				t.Fatalf("raise=%v: no failing count abandoned the fallback; the test covers too little", raise)
 			}
-		}
-		if quiet > 1 {
-			t.Fatalf("raise=%v: %d failed counts went unreported; only the advisory fixed-part check may", raise, quiet)
 		}
 	}
 }

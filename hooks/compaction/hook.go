@@ -77,14 +77,16 @@ type HookConfig struct {
 	// Default none.
 	OnPrepared func(ctx context.Context, d PreparedDone)
 
-	// DisableFallback turns off the model-free fallback. By default, when
-	// a triggered compaction fails without failing the run (every
-	// summarizer round failed with RaiseOnFailure false, or the result was
-	// not smaller; see Report.Err) and the coming call is still estimated
-	// above ContextWindow, the hook compacts towards the usual target
-	// without a model: tool-result pruning, then the sliding window, each
-	// with its defaults, so the provider does not reject the call for its
-	// length while anything can be removed (Report.Fallback, a Warn record).
+	// DisableFallback turns off the model-free fallback. By default,
+	// whenever a triggered compaction leaves the coming call estimated
+	// above ContextWindow less FallbackMargin (5 %, for counting error),
+	// whatever the compactor said (it failed without failing the run, its
+	// result was not smaller, it declined, or it shrank the conversation
+	// too little), the hook compacts towards the usual target without a
+	// model: tool-result pruning, then the sliding window, each with its
+	// defaults, so the provider does not reject the call for its length
+	// while anything can be removed (Report.Fallback, a Warn record). A
+	// call above that line is compacted even when CompactAt is higher.
 	// What the sliding window drops is lost; set this to keep the
 	// conversation whole and let the call go out too large (Report.Overflow).
 	DisableFallback bool
@@ -278,16 +280,37 @@ func (h *CompactionHook) Counter() TokenCounter { return h.counter }
 // Compactor returns the hook's compactor.
 func (h *CompactionHook) Compactor() Compactor { return h.compactor }
 
-// ceiling is the size in tokens at which a triggered call no longer goes
-// out uncompacted while its prepared compaction is still being written:
-// halfway from CompactAt to the window (see HookConfig.PrepareAt). Halfway
-// leaves room below the window for the one tool result that can arrive
-// between two calls (the simulation's largest are a quarter of the window),
-// and of the ceilings measured in the simulation (0.80 to 0.925 of the
-// window) it is the lowest that meets the p95 stall target; see
-// docs/compaction.md.
+// ceiling is the size in tokens at or above which a triggered call is
+// compacted whatever happened before: it no longer goes out uncompacted
+// while its prepared compaction is still being written (HookConfig.PrepareAt),
+// no backoff holds it back, and no result is refused as unprofitable
+// (HookConfig.Prices). It lies halfway from CompactAt to the window, and
+// never above the fallback line (limit). Halfway leaves room below the
+// window for the one tool result that can arrive between two calls (the
+// simulation's largest are a quarter of the window), and of the ceilings
+// measured in the simulation (0.80 to 0.925 of the window) it is the
+// lowest that meets the p95 stall target; see docs/compaction.md.
 func (h *CompactionHook) ceiling() float64 {
-	return float64(h.window) * (h.at + (1-h.at)/2)
+	return min(float64(h.window)*(h.at+(1-h.at)/2), h.limit())
+}
+
+// FallbackMargin is the share of the context window kept free for counting
+// error: a call estimated above ContextWindow*(1-FallbackMargin) is
+// compacted, and when the compactor leaves it there (it failed, declined or
+// shrank too little), the model-free fallback runs (HookConfig.DisableFallback).
+// The estimate takes the provider's size of the last call and counts only
+// what was added since, so its error is the counter's on the newest
+// messages: the approximate counter's mean error per message is about 20 %
+// (docs/counters.md), and one step adds at most about a quarter of the
+// window in the simulation, so 5 % of the window covers it. A run died with
+// HTTP 400 at an estimate of 2,997 against a 3,000-token window (the
+// provider counted 3,008) when the fallback waited for the window itself.
+const FallbackMargin = 0.05
+
+// limit is the largest call size in tokens the hook lets go out while the
+// fallback can remove anything: ContextWindow less FallbackMargin.
+func (h *CompactionHook) limit() float64 {
+	return float64(h.window) * (1 - FallbackMargin)
 }
 
 // Thresholds returns the trigger and target sizes in tokens before overhead:
@@ -335,7 +358,9 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	}
 	trigger, base := h.Thresholds()
 	r.Estimated, r.Trigger = est, trigger
-	r.Triggered = float64(est) >= trigger
+	// Above the fallback line a call is compacted even when CompactAt is
+	// higher: the provider would reject it for its length.
+	r.Triggered = float64(est) >= trigger || float64(est) > h.limit()
 	// Checked first: this runs before every model call, and building the
 	// record's arguments allocates even when debug logging is off.
 	if h.log.Enabled(ctx, slog.LevelDebug) {

@@ -30,23 +30,27 @@ func newFallback(ctx context.Context) ([]fallbackStage, error) {
 	return []fallbackStage{{StrategyToolResultPruning, prune}, {StrategySlidingWindow, slide}}, nil
 }
 
-// fallBack runs when the compaction failed without failing the run (r.Err
-// set, Decide returning no error: a dead summarizer with RaiseOnFailure
-// false, a result not smaller) and the coming call is still estimated above
-// ContextWindow, which the provider would reject with a context-length
-// error. It compacts towards the usual target with the model-free stages in
-// order, each on the previous one's output, stopping once the target is
-// reached, and applies the result as any compaction. r.Fallback names the
-// stages that changed something; r.Err keeps the cause.
+// fallBack runs when a triggered compaction left the coming call estimated
+// above the fallback line, ContextWindow less FallbackMargin, whatever the
+// compactor said: it failed without failing the run (r.Err set, Decide
+// returning no error: a dead summarizer with RaiseOnFailure false, a result
+// not smaller), declined (a SummarizationCompactor whose learned summary
+// size says a summary cannot help), or shrank the conversation too little.
+// The provider would reject such a call with a context-length error, or
+// might: the estimate counts the newest messages itself. It compacts
+// towards the usual target with the model-free stages in order, each on the
+// previous one's output, stopping once the target is reached, and applies
+// the result as any compaction. r.Fallback names the stages that changed
+// something; r.Err keeps the cause, if any.
 func (h *CompactionHook) fallBack(ctx context.Context, state *hooks.State, r *Report) {
-	if len(h.fallback) == 0 || r.Err == nil || ctx.Err() != nil {
+	if len(h.fallback) == 0 || ctx.Err() != nil {
 		return
 	}
 	est := r.Estimated
 	if r.Compacted {
 		est = r.TokensAfter + r.Overhead
 	}
-	if est <= h.window {
+	if float64(est) <= h.limit() {
 		return
 	}
 	snapshot := slices.Clone(state.Messages)
@@ -86,7 +90,15 @@ func (h *CompactionHook) fallBack(ctx context.Context, state *hooks.State, r *Re
 		r.Fallback = ""
 		return
 	}
-	h.log.WarnContext(ctx, "compaction fell back to a model-free compaction: the compaction failed and the coming call was estimated above the context window",
-		"step", r.Step, "fallback", r.Fallback, "estimated_tokens", est, "window_tokens", h.window,
-		"tokens_after", r.TokensAfter, "cause", cause.Error())
+	why := "the compaction left the coming call estimated above the context window less the fallback margin"
+	if !compacted {
+		why = "nothing was compacted and the coming call was estimated above the context window less the fallback margin"
+	}
+	attrs := []any{"step", r.Step, "fallback", r.Fallback, "estimated_tokens", est, "window_tokens", h.window,
+		"limit_tokens", int(h.limit()), "tokens_after", r.TokensAfter}
+	if cause != nil {
+		why = "the compaction failed and the coming call was estimated above the context window less the fallback margin"
+		attrs = append(attrs, "cause", cause.Error())
+	}
+	h.log.WarnContext(ctx, "compaction fell back to a model-free compaction: "+why, attrs...)
 }

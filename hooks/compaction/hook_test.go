@@ -102,7 +102,10 @@ func TestHookOnlyAtBeforeLLM(t *testing.T) {
 }
 
 // TestHookTriggerAndTarget ports H7-H12 and H14-H15 with FC4 and a window
-// of 1000 (trigger 700, base target 400) unless stated.
+// of 1000 (trigger 700, base target 400) unless stated. The compactor
+// declines; where that leaves the call above the fallback line
+// (ContextWindow less FallbackMargin) and something can be removed, the
+// model-free fallback runs (wantFallback), which the reference does not have.
 func TestHookTriggerAndTarget(t *testing.T) {
 	t.Parallel()
 	trailing := count(fc4, fresh()[5]) // T(c2): 182 chars -> 45
@@ -117,17 +120,19 @@ func TestHookTriggerAndTarget(t *testing.T) {
 		wantCalled   bool
 		wantTarget   int
 		wantOverhead int
+		wantFallback bool
 	}{
-		{"H7 ctx 800", fresh(), nil, 800, 1000, .7, 800 + trailing, true, 0, 800 + trailing - 113},
-		{"H7 ctx 700", fresh(), nil, 700, 1000, .7, 700 + trailing, true, 400 - (700 + trailing - 113), 700 + trailing - 113},
-		{"H7 ctx 300", fresh(), nil, 300, 1000, .7, 300 + trailing, false, 0, 0},
-		{"H8 full count when ctx 0", []*schema.Message{user(rep("x", 4000)), user(rep("x", 4000)), user(rep("x", 4000))}, nil, 0, 1000, .7, (3*4007 + 2) / 4, true, 400 - 0, 0},
+		{"H7 ctx 800", fresh(), nil, 800, 1000, .7, 800 + trailing, true, 0, 800 + trailing - 113, false},
+		{"H7 ctx 700", fresh(), nil, 700, 1000, .7, 700 + trailing, true, 400 - (700 + trailing - 113), 700 + trailing - 113, false},
+		{"H7 ctx 300", fresh(), nil, 300, 1000, .7, 300 + trailing, false, 0, 0, false},
+		{"H8 full count when ctx 0", []*schema.Message{user(rep("x", 4000)), user(rep("x", 4000)), user(rep("x", 4000))}, nil, 0, 1000, .7, (3*4007 + 2) / 4, true, 400 - 0, 0, true},
 		// window = FC4(msgs, tools) = 55; messages alone are 3 tokens, so the
-		// overhead is 52 and the target max(int(55*0.4)-52, 0) = 0.
-		{"H9 schemas tip it over", []*schema.Message{user("start")}, []*schema.ToolInfo{fetchTool()}, 0, (12 + 208) / 4, 1.0, (12 + 208) / 4, true, 0, 55 - 12/4},
-		{"H10 no trailing messages", append(repeatMsg(user(rep("x", 400)), 9), asst(rep("y", 400))), nil, 1021, 1000, .7, 1021, true, 400, 0},
-		{"H11 large overhead clamps to 0", fresh(), nil, 800, 1000, .7, 845, true, 0, 732},
-		{"H12 negative overhead raises target", []*schema.Message{asst(rep("x", 4000))}, nil, 800, 1000, .7, 800, true, 603, -203},
+		// overhead is 52 and the target max(int(55*0.4)-52, 0) = 0. Above
+		// the fallback line, but the one message cannot be removed.
+		{"H9 schemas tip it over", []*schema.Message{user("start")}, []*schema.ToolInfo{fetchTool()}, 0, (12 + 208) / 4, 1.0, (12 + 208) / 4, true, 0, 55 - 12/4, false},
+		{"H10 no trailing messages", append(repeatMsg(user(rep("x", 400)), 9), asst(rep("y", 400))), nil, 1021, 1000, .7, 1021, true, 400, 0, true},
+		{"H11 large overhead clamps to 0", fresh(), nil, 800, 1000, .7, 845, true, 0, 732, false},
+		{"H12 negative overhead raises target", []*schema.Message{asst(rep("x", 4000))}, nil, 800, 1000, .7, 800, true, 603, -203, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,6 +156,15 @@ func TestHookTriggerAndTarget(t *testing.T) {
 			}
 			if rec.targets[0] != max(tc.wantTarget, 0) || d.Overhead != tc.wantOverhead {
 				t.Errorf("target %d overhead %d, want %d and %d", rec.targets[0], d.Overhead, max(tc.wantTarget, 0), tc.wantOverhead)
+			}
+			if tc.wantFallback != (d.Fallback != "") {
+				t.Fatalf("Report.Fallback = %q at an estimate of %d in a %d-token window, want a fallback: %v", d.Fallback, d.Estimated, tc.window, tc.wantFallback)
+			}
+			if tc.wantFallback {
+				if !d.Compacted || len(state.Messages) >= len(tc.msgs) || d.Err != nil {
+					t.Errorf("after the fallback: compacted %v, %d messages from %d, Err %v", d.Compacted, len(state.Messages), len(tc.msgs), d.Err)
+				}
+				return
 			}
 			if state.ContextTokens != tc.ctxTokens || len(state.Messages) != len(tc.msgs) {
 				t.Error("a declining compactor changed the state")

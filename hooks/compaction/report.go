@@ -56,11 +56,12 @@ type Report struct {
 	// nothing could be compacted; only a non-nil Err starts the backoff.
 	Err error
 	// Fallback names the model-free compaction that ran because the
-	// compaction failed (Err) and the coming call was still estimated above
-	// ContextWindow (see HookConfig.DisableFallback): StrategyToolResultPruning,
+	// compaction (failed, declined or too small) left the coming call
+	// estimated above ContextWindow less FallbackMargin (see
+	// HookConfig.DisableFallback): StrategyToolResultPruning,
 	// StrategySlidingWindow, or both joined by "+" in the order they ran.
 	// Compacted and the sizes after then include its work, and Err still
-	// says why the compaction failed. "" when no fallback ran.
+	// says why the compaction failed, if it did. "" when no fallback ran.
 	Fallback string
 
 	// Prepared says the compaction applied was computed in the background

@@ -14,9 +14,9 @@ const (
 	KindFailed      = "failed"      // the compactor or its result failed
 	KindDeclined    = "declined"    // the compactor found nothing to compact
 	KindBackedOff   = "backed-off"  // not tried: a recent compaction of this conversation failed
-	// KindFallback: the compaction failed (Report.Err) and the call was
-	// still estimated above the window, so the hook's model-free fallback
-	// compacted instead (Report.Fallback).
+	// KindFallback: the compaction (failed, declined or too small) left
+	// the call estimated above the window less the hook's FallbackMargin,
+	// so its model-free fallback compacted (Report.Fallback).
 	KindFallback = "fallback"
 	// KindUnprofitable: the compaction's result was not applied because it
 	// would not pay for itself under HookConfig.Prices

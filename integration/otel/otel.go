@@ -12,7 +12,7 @@
 //	compactions          counter    triggered compactions; attribute outcome = compacted | declined | failed | backed_off | deferred | unprofitable | fallback
 //	                                 (deferred: a prepared compaction was still being written, see HookConfig.PrepareAt)
 //	                                 (unprofitable: HookConfig.Prices found the result costs more than it saves; not applied)
-//	                                 (fallback: the compaction failed and a model-free one ran, see Report.Fallback)
+//	                                 (fallback: the compaction left the call near the window and a model-free one ran, see Report.Fallback)
 //	tokens_saved         counter    tokens removed by compactions ({token})
 //	cache.invalidated    counter    cached prefix tokens applied compactions made the provider drop, estimated from the previous request ({token})
 //	summarizer.rounds    counter    summarizer rounds; attributes tier, ok, shape = transcript | cache_aligned
@@ -75,8 +75,8 @@ func (o *Observer) ObserveCompaction(ctx context.Context, r compaction.Report) {
 	case r.Unprofitable:
 		outcome = "unprofitable"
 	case r.Fallback != "":
-		// The compaction failed and a model-free one (Report.Fallback)
-		// kept the call within the window.
+		// The compaction left the call near the window and a model-free
+		// one (Report.Fallback) kept it within.
 		outcome = "fallback"
 	case r.Err != nil:
 		outcome = "failed"
