@@ -131,7 +131,8 @@ type HookConfig struct {
 	// result is not applied (Report.Unprofitable, backed off like a
 	// failure) when re-sending what it keeps, uncached, costs more than the
 	// calls until the next compaction save, unless the call is at or above
-	// the ceiling halfway from CompactAt to the window. Presets:
+	// the ceiling halfway from CompactAt to the window, which no backoff
+	// holds either. Presets:
 	// PricesOpenAI, PricesAnthropic, PricesNoCache.
 	Prices *Prices
 	// AimAtCompactTo makes every compaction aim at CompactTo, as the

@@ -14,9 +14,10 @@ import (
 // not smaller, under a ctx that had not ended; see Report.Err) is not
 // tried again for the same conversation until its estimate has grown by
 // backoffGrowth of the window or backoffSteps model calls have passed,
-// whichever comes first, unless the coming call would exceed the window.
-// A dead summarizer then costs one attempt every few calls instead of one
-// per call.
+// whichever comes first, unless the coming call is at or above the ceiling
+// halfway from CompactAt to the window (CompactionHook.ceiling), which is
+// compacted whatever happened before. A dead summarizer then costs one
+// attempt every few calls instead of one per call.
 const (
 	backoffGrowth = 0.10
 	backoffSteps  = 8
@@ -63,9 +64,12 @@ func (e *backoffEntry) matches(messages []*schema.Message) bool {
 }
 
 // holds reports whether a failed compaction of this conversation still
-// holds the next one back.
-func (b *backoffs) holds(messages []*schema.Message, est, step, window int) bool {
-	if est > window {
+// holds the next one back, at estimate est. A call at or above ceiling is
+// never held back: after a result refused as Unprofitable it is compacted
+// whatever it costs (HookConfig.Prices), and after a failure it is the
+// last calls before the window that would otherwise go out uncompacted.
+func (b *backoffs) holds(messages []*schema.Message, est, step, window int, ceiling float64) bool {
+	if float64(est) >= ceiling {
 		return false
 	}
 	key, ok := anchorKey(messages)
@@ -141,7 +145,7 @@ func (b *backoffs) record(messages []*schema.Message, r *Report) {
 // backedOff handles a triggered call while a failed compaction holds the
 // conversation back: the call goes out uncompacted, the Report says so.
 func (h *CompactionHook) backedOff(ctx context.Context, messages []*schema.Message, r *Report) bool {
-	if !h.backoff.holds(messages, r.Estimated, r.Step, h.window) {
+	if !h.backoff.holds(messages, r.Estimated, r.Step, h.window, h.ceiling()) {
 		return false
 	}
 	r.BackedOff = true

@@ -16,8 +16,8 @@ import (
 // TestHookBacksOffAfterFailedCompaction: after a triggered compaction that
 // did not apply, the same conversation is not compacted again until it has
 // grown by 10% of the window or 8 calls have passed, unless the coming call
-// would exceed the window; a success ends the backoff, and another
-// conversation is not held back.
+// is at or above the ceiling (850 here); a success ends the backoff, and
+// another conversation is not held back.
 func TestHookBacksOffAfterFailedCompaction(t *testing.T) {
 	t.Parallel()
 	const window = 1000 // trigger 700; 10% growth = 100 tokens
@@ -42,8 +42,14 @@ func TestHookBacksOffAfterFailedCompaction(t *testing.T) {
 		},
 		{
 			name:      "fails: retried once grown by 10% of the window",
-			calls:     []call{{0, 720, 0, false}, {0, 819, 1, false}, {0, 829, 2, false}, {0, 850, 3, false}},
+			calls:     []call{{0, 720, 0, false}, {0, 819, 1, false}, {0, 829, 2, false}, {0, 840, 3, false}},
 			wantTries: []bool{true, false, true, false},
+			wantOver:  []bool{false, false, false, false},
+		},
+		{
+			name:      "at the ceiling: always tried",
+			calls:     []call{{0, 760, 0, false}, {0, 840, 1, false}, {0, 850, 2, false}, {0, 860, 3, false}},
+			wantTries: []bool{true, false, true, true},
 			wantOver:  []bool{false, false, false, false},
 		},
 		{
@@ -162,7 +168,7 @@ func TestCancelledRunDoesNotBackOff(t *testing.T) {
 func TestHookBacksOffOnlyAfterAFailure(t *testing.T) {
 	t.Parallel()
 	down := errors.New("summarizer down")
-	big := rep("r", 760)
+	big := rep("r", 650) // both calls below the ceiling (850), where a backoff may hold
 	tests := []struct {
 		name        string
 		first       []*schema.Message // the first triggered call's conversation
@@ -202,6 +208,9 @@ func TestHookBacksOffOnlyAfterAFailure(t *testing.T) {
 			calls := len(m.prompts())
 			// One step later, grown by far less than 10 % of the window.
 			second := append(slices.Clone(tc.first), call("c9"), result("c9", "ok"))
+			if n := count(fc1, second...); float64(n) >= h.ceiling() {
+				t.Fatalf("the second call, at %d tokens, is at the ceiling: no backoff holds it", n)
+			}
 			r, err = h.Decide(context.Background(), &hooks.State{Messages: second, StepCount: 2})
 			if err != nil {
 				t.Fatal(err)
