@@ -35,9 +35,14 @@ type HookConfig struct {
 	// TokenCounter measures messages locally and is handed to the compactor.
 	// Default: an ApproximateTokenCounter with default settings.
 	TokenCounter TokenCounter
-	// Logger receives one Info (or Warn/Error) record per triggered
-	// compaction, its outcome, and Debug records for the estimate and the
-	// trigger. Default slog.Default().
+	// Logger receives one record per triggered compaction, its outcome: at
+	// Debug when it is routine (applied, declined, abandoned because the
+	// run ended, not applied because it would not pay for itself), at Warn
+	// (Error when the coming call is still above the window, or the
+	// compactor broke tool-call pairing) when something failed; and Debug
+	// records for the estimate and the trigger. Nothing is logged at Info:
+	// the application decides what to show (an Observer receives every
+	// Report). Default slog.Default().
 	Logger *slog.Logger
 	// Observer, when set, receives the Report of every triggered compaction,
 	// synchronously. Default none.
@@ -395,8 +400,8 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	}
 	r.Deep = r.keep >= 0
 	h.warnFixedPart(ctx, messages, state.Tools, base)
-	// Debug: a library logs one Info line per compaction, its outcome
-	// (applied, declined, abandoned), and warns only when something is off.
+	// Debug: the outcome has its own record (Debug when routine, Warn when
+	// something failed); a library logs nothing routine at Info.
 	if h.log.Enabled(ctx, slog.LevelDebug) {
 		h.log.DebugContext(ctx, "compaction triggered", "step", state.StepCount, "estimated_tokens", est,
 			"trigger_tokens", trigger, "target_tokens", r.Target, "overhead_tokens", r.Overhead, "messages", len(messages))
@@ -490,7 +495,7 @@ func (h *CompactionHook) compact(ctx context.Context, j *job, r *Report) ([]*sch
 		// The run ended while the compactor worked. Whatever it returned,
 		// a cancelled run must say so and keep its conversation, also when
 		// a custom compactor declined or ignored ctx.
-		h.log.InfoContext(ctx, "compaction abandoned: the run's context ended", "step", r.Step, "error", cerr.Error())
+		h.log.DebugContext(ctx, "compaction abandoned: the run's context ended", "step", r.Step, "error", cerr.Error())
 		var jerr error
 		if isDone(j) {
 			jerr = j.err
@@ -523,7 +528,7 @@ func (h *CompactionHook) checked(ctx context.Context, j *job, r *Report) ([]*sch
 			h.log.WarnContext(ctx, "compaction failed: the summarizer failed and nothing was compacted", "step", r.Step, "error", cause.Error())
 			return nil, nil
 		}
-		h.log.InfoContext(ctx, "compaction declined: nothing left to compact", "step", r.Step, "target_tokens", j.target)
+		h.log.DebugContext(ctx, "compaction declined: nothing left to compact", "step", r.Step, "target_tokens", j.target)
 		return nil, nil
 	}
 	// The hook does not trust its compactor: a custom one that orphans a
@@ -603,7 +608,7 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 	}
 	state.Messages = compacted
 	r.Compacted, r.MessagesAfter, r.TokensAfter = true, len(compacted), left
-	h.log.InfoContext(ctx, "compaction applied", "step", r.Step, "messages_before", r.MessagesBefore,
+	h.log.DebugContext(ctx, "compaction applied", "step", r.Step, "messages_before", r.MessagesBefore,
 		"messages_after", r.MessagesAfter, "tokens_before", r.TokensBefore, "tokens_after", left,
 		"target_tokens", r.Target, "rounds", len(r.Rounds), "duration", r.Duration, "prepared", r.Prepared, "fallback", r.Fallback)
 	return nil

@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -48,8 +49,10 @@ func attr(r slog.Record, key string) string {
 }
 
 // TestHookLogsOneLinePerOutcome checks the default verbosity a library user
-// sees: one record at Info or above per triggered compaction, naming its
-// outcome, and the trigger itself only at Debug.
+// sees: one record per triggered compaction naming its outcome, at Debug
+// when it is routine and at Warn when something failed, nothing at Info
+// (the application decides what to show), and the trigger itself only at
+// Debug.
 func TestHookLogsOneLinePerOutcome(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -59,8 +62,8 @@ func TestHookLogsOneLinePerOutcome(t *testing.T) {
 		wantLevel slog.Level
 		wantMsg   string
 	}{
-		{"applied", fresh()[:2], nil, slog.LevelInfo, "compaction applied"},
-		{"declined", nil, nil, slog.LevelInfo, "compaction declined"},
+		{"applied", fresh()[:2], nil, slog.LevelDebug, "compaction applied"},
+		{"declined", nil, nil, slog.LevelDebug, "compaction declined"},
 		{"failed", nil, errors.New("summarizer down"), slog.LevelWarn, "compaction failed"},
 		// The compactor declined because its summarizer failed
 		// (RaiseOnFailure false): a failure, not nothing to compact.
@@ -88,27 +91,97 @@ func TestHookLogsOneLinePerOutcome(t *testing.T) {
 			if !d.Triggered {
 				t.Fatal("the compaction did not trigger")
 			}
-			var loud []string
+			lgCheckOutcome(t, rec, tc.wantLevel, tc.wantMsg, tc.err)
 			triggeredAt := slog.Level(-100)
 			for _, r := range rec.records {
-				if r.Level >= slog.LevelInfo {
-					loud = append(loud, r.Level.String()+" "+r.Message)
-					if tc.err != nil && !strings.Contains(attr(r, "error"), tc.err.Error()) {
-						t.Errorf("%q: error attribute %q, want the cause %q", r.Message, attr(r, "error"), tc.err)
-					}
-				}
 				if r.Message == "compaction triggered" {
 					triggeredAt = r.Level
 				}
-			}
-			if len(loud) != 1 || !strings.HasPrefix(loud[0], tc.wantLevel.String()+" "+tc.wantMsg) {
-				t.Errorf("records at Info or above: %q, want one %s %q", loud, tc.wantLevel, tc.wantMsg)
 			}
 			if triggeredAt != slog.LevelDebug {
 				t.Errorf("\"compaction triggered\" logged at %v, want DEBUG", triggeredAt)
 			}
 		})
 	}
+}
+
+// lgCheckOutcome checks that rec holds no record at Info, records above
+// Info only for a failure (one, at want, carrying cause), and exactly one
+// record of the outcome wantMsg at want.
+func lgCheckOutcome(t *testing.T, rec *levelRecorder, want slog.Level, wantMsg string, cause error) {
+	t.Helper()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var loud, outcome []string
+	for _, r := range rec.records {
+		if r.Level == slog.LevelInfo {
+			t.Errorf("a record at INFO: %q; a library logs routine events at Debug", r.Message)
+		}
+		if r.Level > slog.LevelInfo {
+			loud = append(loud, r.Level.String()+" "+r.Message)
+			if cause != nil && !strings.Contains(attr(r, "error"), cause.Error()) {
+				t.Errorf("%q: error attribute %q, want the cause %q", r.Message, attr(r, "error"), cause)
+			}
+		}
+		if strings.HasPrefix(r.Message, wantMsg) {
+			outcome = append(outcome, r.Level.String()+" "+r.Message)
+		}
+	}
+	if len(outcome) != 1 || !strings.HasPrefix(outcome[0], want.String()+" ") {
+		t.Errorf("outcome records %q, want one %s %q", outcome, want, wantMsg)
+	}
+	wantLoud := 0 // a routine outcome: nothing above Debug
+	if want > slog.LevelInfo {
+		wantLoud = 1 // the failure's own record
+	}
+	if len(loud) != wantLoud {
+		t.Errorf("records above Info: %q, want %d", loud, wantLoud)
+	}
+}
+
+// TestHookLogsRoutineRefusalsAtDebug: a result not applied because it would
+// not pay for itself (HookConfig.Prices) and a compaction abandoned because
+// the run's ctx ended are routine, logged at Debug, never at Info.
+func TestHookLogsRoutineRefusalsAtDebug(t *testing.T) {
+	t.Parallel()
+	conv := []*schema.Message{sys("rules"), user("task")}
+	for i := 0; count(fc1, conv...) < 7000; i++ {
+		id := fmt.Sprintf("s%d", i)
+		conv = append(conv, call(id), result(id, rep("z", 200)))
+	}
+	t.Run("unprofitable", func(t *testing.T) {
+		t.Parallel()
+		rec := &levelRecorder{}
+		h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: keepOneLess, ContextWindow: 10000, TokenCounter: fc1,
+			Logger: slog.New(rec), Prices: &PricesOpenAI})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := h.Decide(context.Background(), &hooks.State{Messages: conv}); err != nil || !r.Unprofitable {
+			t.Fatalf("unprofitable=%v err=%v, want the small rewrite refused", r.Unprofitable, err)
+		}
+		lgCheckOutcome(t, rec, slog.LevelDebug, "compaction not applied", nil)
+	})
+	t.Run("abandoned", func(t *testing.T) {
+		t.Parallel()
+		rec := &levelRecorder{}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		cancels := CompactorFunc(func(ctx context.Context, _ []*schema.Message, _ int, _ TokenCounter) ([]*schema.Message, error) {
+			cancel()
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+		h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: cancels, ContextWindow: 10000, TokenCounter: fc1,
+			Logger: slog.New(rec)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Decide(ctx, &hooks.State{Messages: conv}); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Decide = %v, want context.Canceled", err)
+		}
+		lgCheckOutcome(t, rec, slog.LevelDebug, "compaction abandoned", nil)
+	})
 }
 
 // TestHookLogsPreparedApplied: the "compaction applied" record of a
@@ -147,5 +220,10 @@ func TestHookLogsPreparedApplied(t *testing.T) {
 	}
 	if len(logged) != 1 || logged[0] != "true" {
 		t.Errorf("\"compaction applied\" records with prepared = %q, want one with true", logged)
+	}
+	for _, lr := range rec.records {
+		if lr.Level == slog.LevelInfo {
+			t.Errorf("a record at INFO: %q; a library logs routine events at Debug", lr.Message)
+		}
 	}
 }

@@ -177,7 +177,7 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 	result, err := h.checked(ctx, j, r)
 	if err != nil || result == nil {
 		// Never fatal: the trigger is here, so compact the usual way.
-		// Debug: the outcome of the compaction that follows is the Info line.
+		// Debug: the compaction that follows has the outcome's record.
 		h.log.DebugContext(ctx, "prepared compaction unusable; compacting now", "step", r.Step, "prepared_at_step", j.step)
 		return false, nil
 	}

@@ -45,7 +45,7 @@ func Module(cfg *Config) fx.Option {
 // lifecycle hooks, errors) through slog, using the container's *slog.Logger
 // when there is one and slog.Default() otherwise. Pass it to fx.New.
 // Routine events are logged at Debug, so that an Info log shows the
-// application's own records (compactions among them), and failures at Error.
+// application's own records, and failures at Error.
 func WithSlogEventLogger() fx.Option {
 	return fx.WithLogger(func(in loggerIn) fxevent.Logger {
 		l := &fxevent.SlogLogger{Logger: orDefault(in.Logger)}
