@@ -138,11 +138,9 @@ type CompactionConfig struct {
 	// PrepareAt is the fraction of the window at which the compaction is
 	// started in the background, so that the call reaching compact_at does
 	// not wait for the summarizer (compaction.HookConfig.PrepareAt).
-	// Default DefaultPrepareAt (0.45), chosen from the simulation in
-	// docs/benchmarks.md; a file that leaves it out but moves compact_to or
-	// compact_at past it gets the midpoint of the two instead (Load,
-	// LoadInto). 0 turns it off; otherwise compact_to < prepare_at <
-	// compact_at.
+	// Default DefaultPrepareAt, 0: off, compactions are synchronous, as in
+	// Go; docs/configuration.md says when to set it (0.45). Otherwise
+	// compact_to < prepare_at < compact_at.
 	PrepareAt float64 `yaml:"prepare_at"`
 	// Prices are the agent's model's token prices, a preset name
 	// ("openai", "anthropic", "no_cache") or {cached_input, cache_write,

@@ -63,7 +63,6 @@ func LoadInto(path string, out any, cfg *Config, lookup func(string) (string, bo
 		if parsed, decodeErr = decodeStrict(data, out); !parsed {
 			return inFile(path, decodeErr)
 		}
-		fitPrepareAt(data, cfg)
 	}
 	fromEnv := applyEnv(cfg, lookup)
 	errs := []error{inFile(path, decodeErr)}
@@ -105,7 +104,6 @@ func parse(data []byte) (*Config, error) {
 	if err := DecodeStrict(data, cfg); err != nil {
 		return nil, err
 	}
-	fitPrepareAt(data, cfg)
 	return cfg, nil
 }
 

@@ -1,16 +1,72 @@
 package compactfx
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cloudwego/eino/schema"
+	"go.uber.org/fx"
+
+	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction"
 )
 
-// A file that moves compact_to or compact_at past the default prepare_at,
-// without writing prepare_at, loads with a prepare_at midway between them;
-// one that writes prepare_at keeps it, and a bad one is named.
-func TestPrepareAtFitsTheFilesFractions(t *testing.T) {
+// TestPrepareAtDefaultsAgree: a hook built from a file that leaves out
+// prepare_at (and compact_at, compact_to) has the thresholds of one built
+// in Go from a HookConfig that leaves them zero, prepare_at included: off,
+// compactions are synchronous. A call between 0.45 and compact_at starts no
+// background compaction in either.
+func TestPrepareAtDefaultsAgree(t *testing.T) {
+	t.Parallel()
+	const window = 8000
+	cfg, err := parse([]byte(fmt.Sprintf("compaction:\n  context_window: %d\nsummarizer:\n  provider: offline\n", window)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var fromYAML *compaction.CompactionHook
+	app := fx.New(fx.NopLogger, Module(cfg), fx.Populate(&fromYAML))
+	if err := app.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sw, err := compaction.NewSlidingWindowCompactor(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromGo, err := compaction.NewCompactionHook(context.Background(), &compaction.HookConfig{Compactor: sw, ContextWindow: window})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, g := fromYAML.Limits(), fromGo.Limits()
+	if y != g {
+		t.Fatalf("defaults differ: YAML %+v, Go %+v", y, g)
+	}
+	if y.PrepareAt != DefaultPrepareAt || DefaultConfig().Compaction.PrepareAt != DefaultPrepareAt {
+		t.Errorf("prepare_at %v (DefaultConfig %v), want DefaultPrepareAt %v", y.PrepareAt, DefaultConfig().Compaction.PrepareAt, DefaultPrepareAt)
+	}
+	// Half the window, by the default counter's four characters a token:
+	// above 0.45, below compact_at.
+	msgs := []*schema.Message{schema.SystemMessage("rules"), schema.UserMessage(strings.Repeat("word ", window*4/2/5))}
+	for name, h := range map[string]*compaction.CompactionHook{"YAML": fromYAML, "Go": fromGo} {
+		r, err := h.Decide(context.Background(), &hooks.State{Messages: msgs})
+		if err != nil || r.Triggered || r.Estimated < window*45/100 {
+			t.Fatalf("%s: triggered=%v estimated=%d err=%v; want a call between 0.45 and compact_at", name, r.Triggered, r.Estimated, err)
+		}
+		if r.Preparing {
+			t.Errorf("%s: a compaction started in the background by default", name)
+		}
+	}
+}
+
+// prepare_at in a file: left out it is off, whatever compact_to and
+// compact_at say; written, it is kept, and a bad one is named.
+func TestPrepareAtFromTheFile(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
@@ -18,14 +74,14 @@ func TestPrepareAtFitsTheFilesFractions(t *testing.T) {
 		want    float64
 		wantErr string
 	}{
-		{"defaults", "compaction:\n  context_window: 8000\n", DefaultPrepareAt, ""},
-		{"compact_to raised", "compaction:\n  compact_to: 0.5\n", (0.5 + 0.7) / 2, ""},
-		{"compact_at lowered", "compaction:\n  compact_at: 0.42\n  compact_to: 0.3\n", (0.3 + 0.42) / 2, ""},
-		{"default still fits", "compaction:\n  compact_to: 0.3\n", DefaultPrepareAt, ""},
+		{"defaults", "compaction:\n  context_window: 8000\n", 0, ""},
+		{"left out, compact_to raised", "compaction:\n  compact_to: 0.5\n", 0, ""},
+		{"left out, compact_at lowered", "compaction:\n  compact_at: 0.42\n  compact_to: 0.3\n", 0, ""},
 		{"written and fits", "compaction:\n  compact_to: 0.5\n  prepare_at: 0.65\n", 0.65, ""},
+		{"written as measured", "compaction:\n  prepare_at: 0.45\n", 0.45, ""},
 		{"written off", "compaction:\n  compact_to: 0.5\n  prepare_at: 0\n", 0, ""},
-		{"written and does not fit", "compaction:\n  compact_to: 0.5\n  prepare_at: 0.45\n", DefaultPrepareAt, "compaction.prepare_at"},
-		{"compact_to itself bad", "compaction:\n  compact_to: 0.8\n", DefaultPrepareAt, "compaction.compact_to"},
+		{"written and does not fit", "compaction:\n  compact_to: 0.5\n  prepare_at: 0.45\n", 0.45, "compaction.prepare_at"},
+		{"compact_to itself bad", "compaction:\n  compact_to: 0.8\n", 0, "compaction.compact_to"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,46 +101,6 @@ func TestPrepareAtFitsTheFilesFractions(t *testing.T) {
 			if cfg.Compaction.PrepareAt != tt.want {
 				t.Errorf("prepare_at %v; want %v", cfg.Compaction.PrepareAt, tt.want)
 			}
-			loaded, err := Load(path)
-			if err != nil {
-				t.Fatalf("Load: %v", err)
-			}
-			if loaded.Compaction.PrepareAt != tt.want {
-				t.Errorf("Load: prepare_at %v; want %v", loaded.Compaction.PrepareAt, tt.want)
-			}
 		})
-	}
-}
-
-// A Config built in Go keeps the default prepare_at; when that no longer
-// fits, Validate says it is the default and how to set it.
-func TestPrepareAtDefaultConflictIsNamed(t *testing.T) {
-	t.Parallel()
-	c := DefaultConfig()
-	c.Compaction.CompactTo = 0.5
-	err := c.Validate()
-	if err == nil {
-		t.Fatal("a default prepare_at below compact_to validated")
-	}
-	for _, want := range []string{"compaction.prepare_at", "is the default", "0 to compact synchronously"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("Validate: %v; want it to say %q", err, want)
-		}
-	}
-}
-
-// A prepare_at written through an alias or a merge key counts as written.
-func TestPrepareAtWrittenThroughAMergeKey(t *testing.T) {
-	t.Parallel()
-	for _, doc := range []string{
-		"base: &b\n  prepare_at: 0.45\ncompaction:\n  <<: *b\n",
-		"x: &p 0.45\ncompaction:\n  prepare_at: *p\n",
-	} {
-		if !writesPrepareAt([]byte(doc)) {
-			t.Errorf("%q reads as not writing prepare_at", doc)
-		}
-	}
-	if writesPrepareAt([]byte("compaction:\n  compact_to: 0.5\n")) {
-		t.Error("a file without prepare_at reads as writing it")
 	}
 }

@@ -31,17 +31,15 @@ func (b blockingSummarizer) Stream(ctx context.Context, in []*schema.Message, op
 	return nil, err
 }
 
-// TestOnStopDrainsPreparedCompactions: with the default prepare_at, a call
-// past it starts a compaction in the background; the app's OnStop cancels
-// it and waits for its goroutine, so nothing outlives the app.
+// TestOnStopDrainsPreparedCompactions: with prepare_at 0.45, a call past
+// it starts a compaction in the background; the app's OnStop cancels it
+// and waits for its goroutine, so nothing outlives the app.
 func TestOnStopDrainsPreparedCompactions(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	cfg := DefaultConfig()
 	cfg.Compaction.ContextWindow = 2000
+	cfg.Compaction.PrepareAt = 0.45
 	cfg.Compaction.Summarize.ApproximateSummaryTokens = new(100)
-	if cfg.Compaction.PrepareAt <= 0 {
-		t.Fatalf("default prepare_at %v, want it on", cfg.Compaction.PrepareAt)
-	}
 	sum := blockingSummarizer{called: make(chan struct{})}
 	var hook *compaction.CompactionHook
 	app := fxtest.New(t, fx.NopLogger, Module(cfg), fx.Decorate(func(Summarizer) Summarizer { return sum }), fx.Populate(&hook))

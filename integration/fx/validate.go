@@ -91,11 +91,7 @@ func (c CompactionConfig) validate(v *validator) {
 		v.add("compaction.compact_to", c.CompactTo, "must be in (0, compaction.compact_at=%v)", c.CompactAt)
 	}
 	if c.PrepareAt != 0 && !(c.PrepareAt > c.CompactTo && c.PrepareAt < c.CompactAt) {
-		hint := ""
-		if c.PrepareAt == DefaultPrepareAt {
-			hint = fmt.Sprintf(" (%v is the default: set compaction.prepare_at between the two, or 0 to compact synchronously)", DefaultPrepareAt)
-		}
-		v.add("compaction.prepare_at", c.PrepareAt, "must be 0 (off) or in (compaction.compact_to=%v, compaction.compact_at=%v)%s", c.CompactTo, c.CompactAt, hint)
+		v.add("compaction.prepare_at", c.PrepareAt, "must be 0 (off) or in (compaction.compact_to=%v, compaction.compact_at=%v)", c.CompactTo, c.CompactAt)
 	}
 	switch c.Counter.Kind {
 	case CounterApproximate:
