@@ -150,10 +150,10 @@ type CompactionConfig struct {
 	// compaction refused for its cost.
 	Prices *PricesConfig `yaml:"prices,omitempty"`
 	// DisableFallback turns off the model-free fallback
-	// (compaction.HookConfig.DisableFallback): by default, when a
-	// compaction fails and the next call would still exceed
-	// context_window, tool results are pruned, then the sliding window
-	// drops the oldest turns. Default false.
+	// (compaction.HookConfig.DisableFallback): by default, whenever a
+	// compaction (failed, declined or too small) leaves the next call
+	// above context_window less 5 %, tool results are pruned, then the
+	// sliding window drops the oldest turns. Default false.
 	DisableFallback bool `yaml:"disable_fallback"`
 	// AimAtCompactTo makes every compaction aim at compact_to
 	// (compaction.HookConfig.AimAtCompactTo): by default a summarization
