@@ -85,6 +85,18 @@ func (r *Reply) WithCachedTokens(cached int) *Reply {
 	return &c
 }
 
+// WithReasoningTokens returns a copy of r whose usage (which it must have)
+// reports reasoning of the completion tokens as hidden reasoning, as a
+// reasoning model's reply does. WithReasoning makes the server add such
+// usage to every reply by itself.
+func (r *Reply) WithReasoningTokens(reasoning int) *Reply {
+	c := *r
+	u := *r.Usage
+	u.CompletionTokensDetails = &CompletionTokensDetails{ReasoningTokens: reasoning}
+	c.Usage = &u
+	return &c
+}
+
 // WithPromptUsage wraps next so that every reply it gives, unless it already
 // has usage, reports the request's ApproxPromptTokens as prompt tokens and a
 // quarter of the reply's own text and arguments as completion tokens. Tests use

@@ -18,10 +18,14 @@ import (
 // Server is a fake chat-completions endpoint on a loopback httptest.Server.
 // It is safe for concurrent use.
 type Server struct {
-	srv           *httptest.Server
-	respond       Responder
-	chunkSize     int
-	clientTimeout time.Duration
+	srv             *httptest.Server
+	respond         Responder
+	chunkSize       int
+	clientTimeout   time.Duration
+	apiKey          string // WithAPIKey; "" accepts any key
+	contextLimit    int    // WithContextLimit; 0: none
+	reasoning       bool   // WithReasoning
+	reasoningTokens int
 
 	mu       sync.Mutex
 	requests []*Request
@@ -97,10 +101,19 @@ func (s *Server) Client() *http.Client {
 func (s *Server) ChatModel(ctx context.Context) (*openai.ChatModel, error) {
 	return openai.NewChatModel(ctx, &openai.ChatModelConfig{
 		BaseURL:    s.BaseURL(),
-		APIKey:     "test-key",
+		APIKey:     s.APIKey(),
 		Model:      "fake-model",
 		HTTPClient: s.Client(),
 	})
+}
+
+// APIKey is the key the server requires (WithAPIKey), or "test-key" when it
+// accepts any.
+func (s *Server) APIKey() string {
+	if s.apiKey != "" {
+		return s.apiKey
+	}
+	return "test-key"
 }
 
 // Requests returns every request seen so far, oldest first, including
@@ -111,8 +124,10 @@ func (s *Server) Requests() []*Request {
 	return append([]*Request(nil), s.requests...)
 }
 
-// Rejected returns the requests answered with HTTP 400 for breaking the
-// tool-call pairing rule (or for being unparsable).
+// Rejected returns the requests the server refused before its Responder saw
+// them: HTTP 401 for a wrong API key, HTTP 400 for an unparsable body, for
+// max_tokens sent to a reasoning model, for breaking the tool-call pairing
+// rule or for a prompt over the context limit.
 func (s *Server) Rejected() []*Request {
 	var out []*Request
 	for _, r := range s.Requests() {
@@ -141,20 +156,14 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		writeError(w, http.StatusBadRequest, "read body: "+err.Error())
 		return
 	}
-	req := &Request{Path: hr.URL.Path, Body: body}
-	var rb requestBody
-	if err := json.Unmarshal(body, &rb); err != nil {
-		req.Rejected = "invalid JSON: " + err.Error()
-	} else {
-		req.Model, req.Messages, req.Tools, req.Stream = rb.Model, rb.Messages, rb.Tools, rb.Stream
-		req.IncludeUsage = rb.StreamOptions != nil && rb.StreamOptions.IncludeUsage
-		if err := CheckToolPairing(rb.Messages); err != nil {
-			req.Rejected = err.Error()
-		}
+	req := &Request{Path: hr.URL.Path, Body: body, APIKey: bearer(hr.Header)}
+	refusal := s.check(req)
+	if refusal != nil {
+		req.Rejected = refusal.message
 	}
 	seq := s.record(req)
-	if req.Rejected != "" {
-		writeError(w, http.StatusBadRequest, req.Rejected)
+	if refusal != nil {
+		writeProviderError(w, refusal)
 		return
 	}
 	reply, err := s.respond(req)
@@ -170,6 +179,9 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		writeError(w, reply.Status, reply.ErrorMessage)
 		return
 	}
+	if s.reasoning {
+		reply = s.reason(req, reply)
+	}
 	id := fmt.Sprintf("chatcmpl-%d", seq)
 	if req.Stream {
 		s.writeStream(w, id, req, reply)
@@ -180,6 +192,32 @@ func (s *Server) handle(w http.ResponseWriter, hr *http.Request) {
 		Choices: []choice{{Message: &responseMessage{Role: "assistant", Content: reply.Content, ToolCalls: withType(reply.ToolCalls)}, FinishReason: ptr(finishReason(reply))}},
 		Usage:   reply.Usage,
 	})
+}
+
+// check parses req's body into its fields and returns why a provider would
+// refuse it, in the order one checks: the key, the body, the parameters,
+// the conversation, its size. nil: the Responder answers it.
+func (s *Server) check(req *Request) *providerError {
+	if s.apiKey != "" && req.APIKey != s.apiKey {
+		return badKey(req.APIKey != "")
+	}
+	var rb requestBody
+	if err := json.Unmarshal(req.Body, &rb); err != nil {
+		return &providerError{status: http.StatusBadRequest, message: "invalid JSON: " + err.Error()}
+	}
+	req.Model, req.Messages, req.Tools, req.Stream = rb.Model, rb.Messages, rb.Tools, rb.Stream
+	req.MaxTokens, req.MaxCompletionTokens = rb.MaxTokens, rb.MaxCompTokens
+	req.IncludeUsage = rb.StreamOptions != nil && rb.StreamOptions.IncludeUsage
+	if s.reasoning && req.MaxTokens > 0 {
+		return maxTokensRejection()
+	}
+	if err := CheckToolPairing(rb.Messages); err != nil {
+		return &providerError{status: http.StatusBadRequest, message: err.Error()}
+	}
+	if n := req.ApproxPromptTokens(); s.contextLimit > 0 && n > s.contextLimit {
+		return contextExceeded(s.contextLimit, n)
+	}
+	return nil
 }
 
 // writeStream sends the reply the way OpenAI streams: a role chunk, content
@@ -270,13 +308,26 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
+	writeProviderError(w, &providerError{status: status, message: msg})
+}
+
+// writeProviderError answers with OpenAI's error body: message, type
+// ("server_error" for a 5xx, else "invalid_request_error"), param and code
+// (null when not set).
+func writeProviderError(w http.ResponseWriter, pe *providerError) {
 	var e apiError
-	e.Error.Message = msg
+	e.Error.Message = pe.message
 	e.Error.Type = "invalid_request_error"
-	if status >= 500 {
+	if pe.status >= 500 {
 		e.Error.Type = "server_error"
 	}
+	if pe.code != "" {
+		e.Error.Code = &pe.code
+	}
+	if pe.param != "" {
+		e.Error.Param = &pe.param
+	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
+	w.WriteHeader(pe.status)
 	_ = json.NewEncoder(w).Encode(e)
 }

@@ -19,10 +19,18 @@ type Request struct {
 	Stream bool
 	// IncludeUsage reports whether stream_options.include_usage was set.
 	IncludeUsage bool
+	// MaxTokens is the request's max_tokens; 0 when it sent none.
+	MaxTokens int
+	// MaxCompletionTokens is the request's max_completion_tokens, the cap
+	// reasoning models take instead of max_tokens; 0 when it sent none.
+	MaxCompletionTokens int
+	// APIKey is the bearer token of the request's Authorization header.
+	APIKey string
 	// Body is the raw JSON body, for assertions the parsed fields do not cover.
 	Body []byte
-	// Rejected holds the reason the server answered HTTP 400, or "" when the
-	// request was valid and handed to the Responder.
+	// Rejected holds the reason the server refused the request (an HTTP 400
+	// or 401 the Responder never saw), or "" when the request was handed to
+	// the Responder.
 	Rejected string
 }
 
@@ -130,6 +138,9 @@ type Usage struct {
 	// PromptTokensDetails, when set, says how many prompt tokens were read
 	// from the provider's prompt cache.
 	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
+	// CompletionTokensDetails, when set, says how many completion tokens a
+	// reasoning model spent on hidden reasoning.
+	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
 }
 
 // PromptTokensDetails breaks the prompt tokens down.
@@ -138,12 +149,21 @@ type PromptTokensDetails struct {
 	CachedTokens int `json:"cached_tokens"`
 }
 
+// CompletionTokensDetails breaks the completion tokens down.
+type CompletionTokensDetails struct {
+	// ReasoningTokens is how many completion tokens were hidden reasoning,
+	// billed as output but never shown in the reply.
+	ReasoningTokens int `json:"reasoning_tokens"`
+}
+
 // requestBody is the subset of the request JSON the server reads.
 type requestBody struct {
 	Model         string    `json:"model"`
 	Messages      []Message `json:"messages"`
 	Tools         []Tool    `json:"tools"`
 	Stream        bool      `json:"stream"`
+	MaxTokens     int       `json:"max_tokens"`
+	MaxCompTokens int       `json:"max_completion_tokens"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
