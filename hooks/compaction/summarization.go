@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/cloudwego/eino/callbacks"
@@ -130,6 +131,19 @@ type SummarizationConfig struct {
 	// per-call option replaces that cap rather than lowering it. Default 0:
 	// the budget alone. Must be >= 0.
 	MaxOutputTokens int
+	// MaxCompletionTokensOption sends the output cap to a summarizer that
+	// refuses max_tokens: OpenAI's reasoning models (o-series, gpt-5) answer
+	// a request carrying it with HTTP 400 unsupported_parameter and take
+	// max_completion_tokens instead, which counts their hidden reasoning
+	// too. Set it to eino-ext's openai.WithMaxCompletionTokens for such a
+	// model (core Eino has no option for the parameter). The compactor
+	// learns the refusal from the first refused call, makes that call again
+	// with this option, or with no cap at all when it is nil (the default),
+	// and sends max_tokens no more (Round.CapRetries, Round.OutputCap). A
+	// reply cut at the cap before any text, as a reasoning model's is when
+	// its reasoning used the cap up, is made again once per compactor with
+	// room for reasoning, which later calls keep (Round.ReasoningRoom).
+	MaxCompletionTokensOption func(maxTokens int) model.Option
 }
 
 // defaultMaxTextTokens is MaxTextTokens when unset, and minMaxTextTokens the
@@ -190,6 +204,18 @@ type Round struct {
 	// appends, are not in it. At most SummarizationConfig.MaxOutputTokens
 	// when that is set. 0 when the round failed before sizing it.
 	MaxOutputTokens int
+	// OutputCap is how the round's last call sent its cap:
+	// OutputCapMaxTokens, OutputCapMaxCompletionTokens or OutputCapNone
+	// (see SummarizationConfig.MaxCompletionTokensOption); "" when no call
+	// was made.
+	OutputCap string
+	// ReasoningRoom is what the round's last call added to MaxOutputTokens
+	// for hidden reasoning, once the compactor learned its summarizer needs
+	// it (CapRetryReasoning); 0 otherwise.
+	ReasoningRoom int
+	// CapRetries says, in order, why the round made a call again with
+	// another cap (CapRetryRejected, CapRetryReasoning); nil when it did not.
+	CapRetries []string
 }
 
 // SummarizationCompactor replaces the least useful parts of a conversation
@@ -218,6 +244,7 @@ type SummarizationCompactor struct {
 	sizes       summarySizes // learned summary sizes, shared by all runs
 	aligned     bool         // CacheAligned
 	maxOutput   int          // MaxOutputTokens; 0: no bound beyond the plan
+	outCap      *outputCap   // how the cap is sent, learned from the summarizer
 }
 
 var (
@@ -243,6 +270,7 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		log:         cfg.Logger,
 		onRound:     cfg.OnRound,
 		aligned:     cfg.CacheAligned,
+		outCap:      &outputCap{completion: cfg.MaxCompletionTokensOption},
 	}
 	if cfg.MinKeepSteps != nil {
 		if *cfg.MinKeepSteps < 0 {
@@ -474,7 +502,8 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, m
 
 // write asks the summarizer for the round's summary text: with the
 // cache-aligned request when al is set and it applies, else, or when its
-// reply called a tool or held no text, with the transcript request.
+// reply called a tool or held no text, with the transcript request. A nil
+// reply is an empty one.
 func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, budget int, counter TokenCounter, rep *Round) (string, error) {
 	if al != nil {
 		prompt, opts, n, fallback, err := c.alignedRequest(ctx, al, messages, plan.Indices, budget, counter)
@@ -484,21 +513,25 @@ func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messa
 		rep.AlignedFallback = fallback
 		if fallback == "" {
 			rep.Shape, rep.InputTokens = ShapeCacheAligned, n
-			reply, err := c.call(ctx, prompt, append(opts, model.WithMaxTokens(rep.MaxOutputTokens)), rep)
+			reply, err := c.ask(ctx, prompt, opts, rep)
 			if err != nil {
 				return "", err
 			}
 			text, terr := summaryText(reply)
 			switch {
-			case len(reply.ToolCalls) > 0:
+			case reply != nil && len(reply.ToolCalls) > 0:
 				rep.AlignedFallback = FallbackToolCall
 			case terr != nil:
 				rep.AlignedFallback = FallbackEmptyReply
 			default:
 				return text, nil
 			}
+			calls := 0
+			if reply != nil {
+				calls = len(reply.ToolCalls)
+			}
 			c.log.WarnContext(ctx, "the cache-aligned summarizer request got no summary; retrying with the transcript request",
-				"reason", rep.AlignedFallback, "tool_calls", len(reply.ToolCalls))
+				"reason", rep.AlignedFallback, "tool_calls", calls)
 		}
 	}
 	transcript, truncated, inputTokens, err := c.fitTranscript(ctx, messages, plan.Indices, counter)
@@ -506,11 +539,50 @@ func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messa
 		return "", countError{err}
 	}
 	rep.Shape, rep.Truncated, rep.InputTokens = ShapeTranscript, truncated, inputTokens
-	reply, err := c.call(ctx, promptBudgeted(c.instruction, transcript, budget), []model.Option{model.WithMaxTokens(rep.MaxOutputTokens)}, rep)
+	reply, err := c.ask(ctx, promptBudgeted(c.instruction, transcript, budget), nil, rep)
 	if err != nil {
 		return "", err
 	}
 	return summaryText(reply)
+}
+
+// ask makes the round's summarizer call with opts and the round's output
+// cap, sent as the compactor has learned its summarizer takes it, and makes
+// it again when the summarizer refuses max_tokens or, the first time, when
+// its hidden reasoning used the whole cap up (see
+// SummarizationConfig.MaxCompletionTokensOption). rep records how.
+func (c *SummarizationCompactor) ask(ctx context.Context, prompt []*schema.Message, opts []model.Option, rep *Round) (*schema.Message, error) {
+	// send returns the reply and the cap it sent (0: none).
+	send := func() (*schema.Message, int, error) {
+		capOpts, sentAs, room := c.outCap.options(rep.MaxOutputTokens)
+		rep.OutputCap, rep.ReasoningRoom = sentAs, room
+		sent := 0
+		if sentAs != OutputCapNone {
+			sent = rep.MaxOutputTokens + room
+		}
+		reply, err := c.call(ctx, prompt, append(slices.Clip(opts), capOpts...), rep)
+		return reply, sent, err
+	}
+	reply, sent, err := send()
+	if err != nil && ctx.Err() == nil && c.outCap.learnRejected(rep.OutputCap, err) {
+		rep.CapRetries = append(rep.CapRetries, CapRetryRejected)
+		c.log.WarnContext(ctx, "the summarizer refused max_tokens; this compactor no longer sends it",
+			"completion_tokens_option", c.outCap.completion != nil, "error", err)
+		reply, sent, err = send()
+	}
+	if err != nil {
+		return reply, err
+	}
+	if c.outCap.learnReasoning(reply, sent) {
+		rep.CapRetries = append(rep.CapRetries, CapRetryReasoning)
+		c.log.WarnContext(ctx, "the summarizer's reply was cut at the cap before any text (hidden reasoning); this compactor adds room for reasoning from now on",
+			"max_output_tokens", rep.MaxOutputTokens, "reasoning_tokens", reasoningTokens(reply))
+		reply, _, err = send()
+		if err == nil {
+			c.outCap.learnReasoning(reply, 0)
+		}
+	}
+	return reply, err
 }
 
 // call makes one summarizer call and adds its latency, usage, cached
