@@ -190,9 +190,11 @@ const alignedRules = `Rules:
 // alignedInstruction is the user message closing a cache-aligned request:
 // which messages of the request (positions counted from 1) the summary will
 // replace, named by position and by their first and last message, then
-// what to write, and last how long the summary may be (budgetSentence for
-// budget tokens). A custom SummaryInstruction stands in for the built-in
-// sections and rules; the length still closes the instruction.
+// what to write, and last, with the default instruction, how long the
+// summary may be (budgetSentence for budget tokens). A custom
+// SummaryInstruction stands in for the built-in sections, rules and length,
+// BudgetWordsPlaceholder filled in; only the rule not to call tools, which
+// this request's shape needs, follows it.
 func (c *SummarizationCompactor) alignedInstruction(sent []*schema.Message, positions []int, budget int) string {
 	var b strings.Builder
 	b.WriteString("Stop working on the task for this one reply. Messages ")
@@ -202,14 +204,14 @@ func (c *SummarizationCompactor) alignedInstruction(sent []*schema.Message, posi
 	b.WriteString(" to ")
 	b.WriteString(describeForSpan(sent[positions[len(positions)-1]]))
 	b.WriteString(", are about to be replaced by a summary. Write that summary now.\n\n")
-	if c.instruction != DefaultSummaryInstruction {
-		b.WriteString(c.instruction)
+	if c.customInstruction() {
+		b.WriteString(c.instructionFor(budget))
 		b.WriteString("\n\nDo not call any tool: reply only with the summary, as plain text.")
-	} else {
-		b.WriteString(summarySections)
-		b.WriteString("\n\n")
-		b.WriteString(alignedRules)
+		return b.String()
 	}
+	b.WriteString(summarySections)
+	b.WriteString("\n\n")
+	b.WriteString(alignedRules)
 	b.WriteString("\n\n")
 	b.WriteString(budgetSentence(budget))
 	return b.String()

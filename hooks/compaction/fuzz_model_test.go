@@ -98,7 +98,8 @@ var fzBudgetSentence = regexp.MustCompile(`\n\nKeep the summary under about [1-9
 
 // checkPrompt records any break of the prompt rules: an instruction, then
 // exactly one transcript block that nothing inside can close or reopen,
-// followed by the summary's length and nothing else, and no attachment data
+// followed by the summary's length (with the default instruction only) and
+// nothing else, and no attachment data
 // or reasoning anywhere. Callers hold s.mu.
 func (s *fzSummarizer) checkPrompt(in []*schema.Message) {
 	bad := func(format string, args ...any) { s.problems = append(s.problems, fmt.Sprintf(format, args...)) }
@@ -110,12 +111,19 @@ func (s *fzSummarizer) checkPrompt(in []*schema.Message) {
 		bad("the system prompt is not the configured instruction: %.80q", in[0].Content)
 	}
 	text := in[1].Content
+	// The default instruction's request closes with the summary's length;
+	// a custom instruction's is the transcript alone.
 	budget := fzBudgetSentence.FindStringIndex(text)
-	if budget == nil {
+	switch {
+	case s.instruction == "" && budget == nil:
 		bad("no budget sentence closes the user message: %.80q", text[max(len(text)-80, 0):])
 		return
+	case s.instruction != "" && budget != nil:
+		bad("a budget sentence follows a custom instruction's transcript: %.80q", text[max(len(text)-80, 0):])
+		return
+	case budget != nil:
+		text = text[:budget[0]]
 	}
-	text = text[:budget[0]]
 	const open, closing = "<conversation_to_summarize>\n", "\n</conversation_to_summarize>"
 	if !strings.HasPrefix(text, open) || !strings.HasSuffix(text, closing) {
 		bad("transcript block not framed: %.80q", text)

@@ -220,12 +220,17 @@ func wrappedTranscript(messages []*schema.Message, indices []int, view transcrip
 	return wrapped, cutMessages
 }
 
-// promptBudgeted is promptWrapped with the summary's length (budgetSentence
-// for budget tokens) after the transcript's closing tag, in the user message,
-// outside the data block: the system prompt stays the instruction as
-// configured, built-in or custom.
-func promptBudgeted(instruction, wrapped string, budget int) []*schema.Message {
-	return promptWrapped(instruction, wrapped+"\n\n"+budgetSentence(budget))
+// transcriptRequest is the transcript request for a wrapped transcript and
+// the round's budget. With the default instruction the summary's length
+// (budgetSentence) follows the transcript's closing tag, in the user
+// message, outside the data block. A custom instruction is the system
+// prompt as written, BudgetWordsPlaceholder filled in, and the wrapped
+// transcript alone the user message.
+func (c *SummarizationCompactor) transcriptRequest(wrapped string, budget int) []*schema.Message {
+	if c.customInstruction() {
+		return promptWrapped(c.instructionFor(budget), wrapped)
+	}
+	return promptWrapped(c.instruction, wrapped+"\n\n"+budgetSentence(budget))
 }
 
 // transcriptSizeHint is about the length of a wrapped transcript: the texts

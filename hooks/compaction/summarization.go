@@ -60,11 +60,13 @@ type SummarizationConfig struct {
 	// small windows as well as large ones.
 	ApproximateSummaryTokens *int
 	// SummaryInstruction is the summarizer's system prompt. Empty means
-	// DefaultSummaryInstruction; anything else replaces it entirely (in a
-	// CacheAligned request, the built-in sections and rules). Either way
-	// the request ends by telling the model the round's output budget in
-	// words ("Keep the summary under about N words."), since the round
-	// sends max output tokens whatever the instruction says.
+	// DefaultSummaryInstruction, after which the request tells the model
+	// the round's output budget in words ("Keep the summary under about N
+	// words."). Anything else replaces it entirely (in a CacheAligned
+	// request, the built-in sections, rules and length) and is sent as
+	// written, nothing appended: to tell the model the budget, write
+	// BudgetWordsPlaceholder where the number goes ("Use at most
+	// {budget_words} words."). The round sends max output tokens either way.
 	SummaryInstruction string
 	// RaiseOnFailure returns a failed round (model error, no usable text, a
 	// summary that does not shrink the conversation) as an error. Default
@@ -539,7 +541,7 @@ func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messa
 		return "", countError{err}
 	}
 	rep.Shape, rep.Truncated, rep.InputTokens = ShapeTranscript, truncated, inputTokens
-	reply, err := c.ask(ctx, promptBudgeted(c.instruction, transcript, budget), nil, rep)
+	reply, err := c.ask(ctx, c.transcriptRequest(transcript, budget), nil, rep)
 	if err != nil {
 		return "", err
 	}

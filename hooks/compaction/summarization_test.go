@@ -152,14 +152,15 @@ func TestCompactReference(t *testing.T) {
 			Reasoning: &schema.MessageOutputReasoning{Text: "more thinking"}}}}
 	toolCallReply := schema.AssistantMessage("", []schema.ToolCall{{ID: "x", Function: schema.FunctionCall{Name: "search"}}})
 	f := fresh()
-	// budget is the length sentence that closes a transcript request for a
-	// round replacing msgs, as fc1 counts them.
-	budget := func(msgs ...*schema.Message) string {
+	// words is the budget in words a custom instruction's
+	// BudgetWordsPlaceholder becomes for a round replacing msgs, as fc1
+	// counts them.
+	words := func(msgs ...*schema.Message) string {
 		n, err := fc1.Count(context.Background(), msgs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return "\n\n" + budgetSentence(textBudget(n))
+		return budgetWords(textBudget(n))
 	}
 
 	cases := []struct {
@@ -183,18 +184,17 @@ func TestCompactReference(t *testing.T) {
 		{name: "C2 already fits", messages: []*schema.Message{sys("rules"), user("task")}, target: 10000,
 			prompts: []string{}},
 		{name: "C5 mixed completed turn, two rounds", messages: c5,
-			cfg:    scConfig{approx: scInt(5), instruction: "Summarize this conversation."},
+			cfg:    scConfig{approx: scInt(5), instruction: "Summarize this conversation in " + BudgetWordsPlaceholder + " words."},
 			target: 1, script: []scStep{{text: "completed previous task"}, {text: "combined history"}},
 			want: []*schema.Message{sys("rules"), summary("combined history", 2), user("current task"),
 				call("current"), result("current", "current result")},
 			prompts: []string{
-				"Summarize this conversation.\n<conversation_to_summarize>\n[user] previous task\n[conversation_summary]\n" +
+				// A custom instruction: the transcript alone follows it.
+				"Summarize this conversation in " + words(c5[2:7]...) + " words.\n<conversation_to_summarize>\n[user] previous task\n[conversation_summary]\n" +
 					"early previous-task work\n[assistant -> tool_call id=previous] search({})\n" +
-					"[tool:search id=previous] previous result\n[assistant] previous final answer\n</conversation_to_summarize>" +
-					budget(c5[2:7]...),
-				"Summarize this conversation.\n<conversation_to_summarize>\n[conversation_summary]\nolder history\n" +
-					"[conversation_summary]\ncompleted previous task\n</conversation_to_summarize>" +
-					budget(c5[1], summary("completed previous task", 5)),
+					"[tool:search id=previous] previous result\n[assistant] previous final answer\n</conversation_to_summarize>",
+				"Summarize this conversation in " + words(c5[1], summary("completed previous task", 5)) + " words.\n<conversation_to_summarize>\n[conversation_summary]\nolder history\n" +
+					"[conversation_summary]\ncompleted previous task\n</conversation_to_summarize>",
 			},
 			rounds: []scRound{{TierHistoricalTurns, []int{2, 3, 4, 5, 6}, 367, 245}, {TierHistoricalSummaries, []int{1, 2}, 245, 170}}},
 		{name: "C7 a failed second round keeps the first", messages: c7, cfg: scConfig{approx: scInt(1)}, target: 1,

@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"strconv"
+	"strings"
 )
 
 // The summary's output budget: the tokens the summarizer is asked to write
@@ -61,9 +62,38 @@ func textBudget(input int) int {
 	return min(summaryBudgetBase+max(input, 0)/summaryBudgetShare, summaryBudgetMax)
 }
 
+// BudgetWordsPlaceholder, written in a custom
+// SummarizationConfig.SummaryInstruction, is replaced in each round's request
+// by the round's output budget in words (a number, e.g. "120"), the number
+// the default instruction's closing sentence names ("Keep the summary under
+// about 120 words."). A custom instruction gets no such sentence: it is sent
+// as written, with the placeholder, if any, filled in.
+const BudgetWordsPlaceholder = "{budget_words}"
+
+// budgetWords is the budget of budget tokens in words, rounded down to
+// wordsStep and at least wordsStep.
+func budgetWords(budget int) string {
+	return strconv.Itoa(max(budget*wordsPerBudget/budgetPerWords/wordsStep*wordsStep, wordsStep))
+}
+
 // budgetSentence is the sentence both request shapes end their user-side
-// part with: how long the summary may be, in words, for budget tokens.
+// part with when the instruction is the default: how long the summary may
+// be, in words, for budget tokens.
 func budgetSentence(budget int) string {
-	words := max(budget*wordsPerBudget/budgetPerWords/wordsStep*wordsStep, wordsStep)
-	return "Keep the summary under about " + strconv.Itoa(words) + " words."
+	return "Keep the summary under about " + budgetWords(budget) + " words."
+}
+
+// customInstruction reports whether the compactor's instruction is a custom
+// one, which gets no budget sentence.
+func (c *SummarizationCompactor) customInstruction() bool {
+	return c.instruction != DefaultSummaryInstruction
+}
+
+// instructionFor is a custom instruction with BudgetWordsPlaceholder filled
+// in for budget tokens.
+func (c *SummarizationCompactor) instructionFor(budget int) string {
+	if !strings.Contains(c.instruction, BudgetWordsPlaceholder) {
+		return c.instruction
+	}
+	return strings.ReplaceAll(c.instruction, BudgetWordsPlaceholder, budgetWords(budget))
 }

@@ -51,6 +51,13 @@ func ocConversation(steps, size int) []*schema.Message {
 // very end of its last message.
 var ocBudgetSentence = regexp.MustCompile(`\n\nKeep the summary under about ([0-9]+) words\.$`)
 
+// ocCustom is a custom instruction asking for the budget in words through
+// the placeholder, and ocCustomWords finds the number it was given.
+var (
+	ocCustom      = "List the files fetched, in at most " + compaction.BudgetWordsPlaceholder + " words."
+	ocCustomWords = regexp.MustCompile(`List the files fetched, in at most ([0-9]+) words\.`)
+)
+
 // TestSummaryOutputCapped checks, on the HTTP bodies the real eino-ext
 // client sends, what a round asks of the summarizer's output, in both
 // request shapes: the max_tokens of every request is the round's
@@ -59,7 +66,8 @@ var ocBudgetSentence = regexp.MustCompile(`\n\nKeep the summary under about ([0-
 // a quarter of headroom), whatever the identifier ledger's cap, since its
 // block is appended by code; at most SummarizationConfig.MaxOutputTokens;
 // the last message of the request ends by telling the model the budget in
-// words, with the built-in instruction or a custom one; and a reply the
+// words with the built-in instruction, and a custom one that asks for it
+// through BudgetWordsPlaceholder gets the same number; and a reply the
 // provider cut at max_tokens (finish reason "length", mid-line) is still
 // applied as a summary, with the identifiers it lost restored by the ledger.
 func TestSummaryOutputCapped(t *testing.T) {
@@ -90,9 +98,9 @@ func TestSummaryOutputCapped(t *testing.T) {
 		{name: "cache-aligned bounded below the budget", aligned: true, bound: 120, steps: 6, size: 100,
 			reply: openaitest.Text(full)},
 		{name: "transcript bounded above the budget", bound: 5000, steps: 6, size: 100, reply: openaitest.Text(full)},
-		{name: "transcript, custom instruction", instruction: "List the files fetched.", steps: 6, size: 100,
+		{name: "transcript, custom instruction", instruction: ocCustom, steps: 6, size: 100,
 			reply: openaitest.Text(full)},
-		{name: "cache-aligned, custom instruction", aligned: true, instruction: "List the files fetched.", steps: 6,
+		{name: "cache-aligned, custom instruction", aligned: true, instruction: ocCustom, steps: 6,
 			size: 100, reply: openaitest.Text(full)},
 		{name: "transcript cut at the cap", steps: 6, size: 100,
 			reply: &openaitest.Reply{Content: cut, FinishReason: "length"}},
@@ -155,6 +163,9 @@ func TestSummaryOutputCapped(t *testing.T) {
 				}
 				last := r.Messages[len(r.Messages)-1]
 				m := ocBudgetSentence.FindStringSubmatch(last.Content.Text)
+				if tc.instruction != "" {
+					m = ocCustomWords.FindStringSubmatch(r.PromptText())
+				}
 				if last.Role != "user" || m == nil {
 					t.Errorf("request %d: its last message (%s) does not end with the budget sentence:\n%s", i, last.Role, last.Content.Text)
 					continue
@@ -162,8 +173,9 @@ func TestSummaryOutputCapped(t *testing.T) {
 				if words, _ := strconv.Atoi(m[1]); words*5/3 > rounds[i].MaxOutputTokens && words > 10 {
 					t.Errorf("request %d tells the model %d words, more than the %d max tokens sent allow", i, words, rounds[i].MaxOutputTokens)
 				}
-				if tc.instruction != "" && !strings.Contains(r.PromptText(), tc.instruction) {
-					t.Errorf("request %d lacks the custom instruction", i)
+				if tc.instruction != "" && (!strings.Contains(r.PromptText(), "List the files fetched, in at most ") ||
+					strings.Contains(r.PromptText(), "Keep the summary under")) {
+					t.Errorf("request %d lacks the custom instruction or has the default's budget sentence", i)
 				}
 				if rounds[i].Err != nil || rounds[i].Shape != wantShape {
 					t.Errorf("round %d: shape %q err %v; want %q, nil", i, rounds[i].Shape, rounds[i].Err, wantShape)
@@ -184,7 +196,11 @@ func TestSummaryOutputCapped(t *testing.T) {
 				t.Errorf("first round (%d tokens replaced) sent max output tokens %d, want %d (bound %d)",
 					in, rounds[0].MaxOutputTokens, maxTokens, tc.bound)
 			}
-			if got := ocBudgetSentence.FindStringSubmatch(reqs[0].Messages[len(reqs[0].Messages)-1].Content.Text); got == nil || got[1] != strconv.Itoa(words) {
+			got := ocBudgetSentence.FindStringSubmatch(reqs[0].Messages[len(reqs[0].Messages)-1].Content.Text)
+			if tc.instruction != "" {
+				got = ocCustomWords.FindStringSubmatch(reqs[0].PromptText())
+			}
+			if got == nil || got[1] != strconv.Itoa(words) {
 				t.Errorf("first request tells %v words, want %d", got, words)
 			}
 			kept := compaction.Render(out, compaction.RenderOptions{})
