@@ -297,8 +297,8 @@ func TestSummarizerInputCapCutsEveryRenderedText(t *testing.T) {
 				t.Fatal("no summarization round")
 			}
 			r := (*rounds)[0]
-			if r.InputTokens > limit || r.Truncated == 0 {
-				t.Errorf("round sent %d tokens with %d messages cut, want at most %d and a cut", r.InputTokens, r.Truncated, limit)
+			if r.TranscriptTokens > limit || r.Truncated == 0 {
+				t.Errorf("round sent a transcript of %d tokens with %d messages cut, want at most %d and a cut", r.TranscriptTokens, r.Truncated, limit)
 			}
 			if p := m.prompts()[0]; len(p) > 8*limit || !strings.Contains(p, "characters cut to fit the summarizer's input") {
 				t.Errorf("prompt of %d bytes, cut marked: %v", len(p), strings.Contains(p, "characters cut to fit"))

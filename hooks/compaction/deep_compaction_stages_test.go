@@ -200,8 +200,8 @@ func TestDeepCompactionUnderMaxSummarizerInputTokens(t *testing.T) {
 				t.Errorf("%d rounds for %d tokens before the floor under a cap of %d", len(rounds), older, maxInput)
 			}
 			for i, r := range rounds {
-				if r.InputTokens > maxInput {
-					t.Errorf("round %d sent %d tokens, above the cap of %d", i, r.InputTokens, maxInput)
+				if r.TranscriptTokens > maxInput {
+					t.Errorf("round %d sent a transcript of %d tokens, above the cap of %d", i, r.TranscriptTokens, maxInput)
 				}
 			}
 			checkDeepResult(t, msgs, before, out, keep, fc1)

@@ -68,10 +68,13 @@
 //
 // # The rest
 //
-//   - Summarizer rounds: DefaultSummaryInstruction, the Tier constants
+//   - Summarizer rounds: DefaultSummaryInstruction and the
+//     BudgetWordsPlaceholder a custom one may use, the Tier constants
 //     (which rule chose a round's messages, as a Plan), the Shape constants
 //     and the Fallback constants (how a CacheAligned round was sent),
-//     SplitLedger.
+//     the OutputCap constants and the CapRetry constants (how a round sent
+//     its output cap to a summarizer, a reasoning model, that refused
+//     max_tokens or reasoned its cap away), SplitLedger.
 //   - The hook's state, for tools that draw it: Limits, PreparedDone,
 //     Report's fields.
 //   - Sharing compactions between replicas: Store (MemoryStore keeps one

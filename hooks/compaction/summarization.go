@@ -179,8 +179,19 @@ type Round struct {
 	// Attempts is how many calls the summarizer made, when it records them
 	// (as summarizer/failover does); 1 otherwise.
 	Attempts int
-	// InputTokens is the counter's size of the transcript sent.
+	// InputTokens is the counter's size of the request the round's
+	// summarizer call sent, in either Shape: every message of it (the
+	// instruction, the transcript or the agent's messages, the budget
+	// sentence) and the tool schemas sent with it, which only a
+	// cache-aligned request carries (the agent's tools); a transcript
+	// request sends none. It is what the provider bills as input, as the
+	// counter estimates it.
 	InputTokens int
+	// TranscriptTokens is the counter's size of the transcript a transcript
+	// request showed, without the instruction and tags around it: what
+	// MaxSummarizerInputTokens caps. 0 for a cache-aligned request, whose
+	// whole size (InputTokens) is what that cap applies to.
+	TranscriptTokens int
 	// Truncated is how many messages had a text cut in the transcript sent:
 	// by MaxTextTokens, which is on by default, or to fit
 	// MaxSummarizerInputTokens.
@@ -536,12 +547,19 @@ func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messa
 				"reason", rep.AlignedFallback, "tool_calls", calls)
 		}
 	}
-	transcript, truncated, inputTokens, err := c.fitTranscript(ctx, messages, plan.Indices, counter)
+	transcript, truncated, transcriptTokens, err := c.fitTranscript(ctx, messages, plan.Indices, counter)
 	if err != nil {
 		return "", countError{err}
 	}
-	rep.Shape, rep.Truncated, rep.InputTokens = ShapeTranscript, truncated, inputTokens
-	reply, err := c.ask(ctx, c.transcriptRequest(transcript, budget), nil, rep)
+	prompt := c.transcriptRequest(transcript, budget)
+	// Round.InputTokens is the request as sent in both shapes: the
+	// instruction too, and the tools, of which this request has none.
+	inputTokens, err := counter.Count(ctx, prompt, nil)
+	if err != nil {
+		return "", countError{fmt.Errorf("compaction: measuring the summarizer request: %w", err)}
+	}
+	rep.Shape, rep.Truncated, rep.InputTokens, rep.TranscriptTokens = ShapeTranscript, truncated, inputTokens, transcriptTokens
+	reply, err := c.ask(ctx, prompt, nil, rep)
 	if err != nil {
 		return "", err
 	}

@@ -215,8 +215,8 @@ func TestSummarizerInputBudget(t *testing.T) {
 			}
 			if tc.budget > 0 {
 				for _, r := range *rounds {
-					if !tc.wantCut && r.InputTokens > tc.budget {
-						t.Errorf("round sent %d tokens over a cap of %d", r.InputTokens, tc.budget)
+					if !tc.wantCut && r.TranscriptTokens > tc.budget {
+						t.Errorf("round sent a transcript of %d tokens over a cap of %d", r.TranscriptTokens, tc.budget)
 					}
 				}
 			}
