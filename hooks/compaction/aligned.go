@@ -197,9 +197,10 @@ const alignedRules = `Rules:
 // this request's shape needs, follows it.
 func (c *SummarizationCompactor) alignedInstruction(sent []*schema.Message, positions []int, budget int) string {
 	var b strings.Builder
-	b.WriteString("Stop working on the task for this one reply. Messages ")
+	b.WriteString(alignedLead)
 	b.WriteString(positionRanges(positions))
-	b.WriteString(" of this conversation (counting its first message as 1), from ")
+	b.WriteString(alignedSpanEnd)
+	b.WriteString(", from ")
 	b.WriteString(describeForSpan(sent[positions[0]]))
 	b.WriteString(" to ")
 	b.WriteString(describeForSpan(sent[positions[len(positions)-1]]))
@@ -215,6 +216,55 @@ func (c *SummarizationCompactor) alignedInstruction(sent []*schema.Message, posi
 	b.WriteString("\n\n")
 	b.WriteString(budgetSentence(budget))
 	return b.String()
+}
+
+// alignedLead opens the instruction closing a cache-aligned request, and
+// alignedSpanEnd follows the span's positions in it (AlignedSpan reads them).
+const (
+	alignedLead    = "Stop working on the task for this one reply. Messages "
+	alignedSpanEnd = " of this conversation (counting its first message as 1)"
+)
+
+// AlignedSpan reads a cache-aligned summarizer request (see
+// SummarizationConfig.CacheAligned): when prompt's last message is the
+// instruction such a request ends with, it returns the 0-based positions in
+// prompt of the messages the instruction asks to summarize, and true. A
+// summarizer that summarizes a transcript rather than following the
+// instruction (summarizer/extractive) uses it to find what to summarize,
+// for example with Transcript(prompt[:len(prompt)-1], span). Any other
+// prompt, or positions past the request, give false.
+func AlignedSpan(prompt []*schema.Message) ([]int, bool) {
+	if len(prompt) < 2 {
+		return nil, false
+	}
+	last := prompt[len(prompt)-1]
+	if last == nil || last.Role != schema.User {
+		return nil, false
+	}
+	rest, ok := strings.CutPrefix(last.Content, alignedLead)
+	if !ok {
+		return nil, false
+	}
+	ranges, _, ok := strings.Cut(rest, alignedSpanEnd)
+	if !ok {
+		return nil, false
+	}
+	var span []int
+	for _, part := range strings.Split(strings.ReplaceAll(ranges, " and ", ", "), ", ") {
+		from, to, isRange := strings.Cut(part, "-")
+		if !isRange {
+			to = from
+		}
+		a, aerr := strconv.Atoi(from)
+		b, berr := strconv.Atoi(to)
+		if aerr != nil || berr != nil || a < 1 || b < a || b > len(prompt)-1 || (len(span) > 0 && a-1 <= span[len(span)-1]) {
+			return nil, false
+		}
+		for p := a - 1; p < b; p++ {
+			span = append(span, p)
+		}
+	}
+	return span, len(span) > 0
 }
 
 // positionRanges writes 0-based positions as 1-based ranges: "3-10",

@@ -74,7 +74,8 @@
 //     and the Fallback constants (how a CacheAligned round was sent),
 //     the OutputCap constants and the CapRetry constants (how a round sent
 //     its output cap to a summarizer, a reasoning model, that refused
-//     max_tokens or reasoned its cap away), SplitLedger.
+//     max_tokens or reasoned its cap away), SplitLedger, and AlignedSpan
+//     for a summarizer that reads a cache-aligned request as a transcript.
 //   - The hook's state, for tools that draw it: Limits, PreparedDone,
 //     Report's fields.
 //   - Sharing compactions between replicas: Store (MemoryStore keeps one

@@ -8,6 +8,8 @@ import (
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
 )
 
 // ErrNothingToSummarize means the prompt held fewer than two code points of
@@ -33,7 +35,12 @@ func New(cfg *Config) (*Summarizer, error) {
 }
 
 // Generate summarizes the transcript in the user messages of input (system
-// messages, the instruction, are ignored; see Summarize). The reply is an
+// messages, the instruction, are ignored; see Summarize). A cache-aligned
+// request (compaction.SummarizationConfig.CacheAligned), the agent's own
+// request followed by an instruction naming the messages to summarize, is
+// read as compaction.AlignedSpan reads it: the named messages are summarized
+// as a transcript of them, and neither the instruction nor the rest of the
+// agent's request enters the summary. The reply is an
 // assistant message with the summary and a ResponseMeta whose Usage counts a
 // token per four code points, rounded up: prompt tokens for the text of all
 // of input, completion tokens for the summary. Options are accepted and
@@ -42,17 +49,23 @@ func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, _ ..
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("extractive: %w", err)
 	}
-	text, err := s.Summarize(ctx, promptText(input))
+	prompt := promptText(input)
+	if span, ok := compaction.AlignedSpan(input); ok {
+		// The compactor's instruction is not the user's; the request
+		// before it holds the span, and more that stays in the conversation.
+		prompt = compaction.Transcript(input[:len(input)-1], span)
+	}
+	text, err := s.Summarize(ctx, prompt)
 	if err != nil {
 		return nil, err
 	}
-	prompt := 0
+	sent := 0
 	for _, m := range input {
 		if m != nil {
-			prompt += runeLen(messageText(m))
+			sent += runeLen(messageText(m))
 		}
 	}
-	pt, ct := tokens(prompt), tokens(runeLen(text))
+	pt, ct := tokens(sent), tokens(runeLen(text))
 	msg := schema.AssistantMessage(text, nil)
 	msg.ResponseMeta = &schema.ResponseMeta{
 		FinishReason: "stop",
