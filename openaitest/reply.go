@@ -75,23 +75,31 @@ func (r *Reply) WithUsage(prompt, completion int) *Reply {
 	return &c
 }
 
-// WithCachedTokens returns a copy of r whose usage (which it must have)
-// reports cached of the prompt tokens as read from the prompt cache.
+// WithCachedTokens returns a copy of r whose usage reports cached of the
+// prompt tokens as read from the prompt cache. Set the token counts first
+// (WithUsage); on a reply without usage the others are 0.
 func (r *Reply) WithCachedTokens(cached int) *Reply {
 	c := *r
-	u := *r.Usage
+	var u Usage
+	if r.Usage != nil {
+		u = *r.Usage
+	}
 	u.PromptTokensDetails = &PromptTokensDetails{CachedTokens: cached}
 	c.Usage = &u
 	return &c
 }
 
-// WithReasoningTokens returns a copy of r whose usage (which it must have)
-// reports reasoning of the completion tokens as hidden reasoning, as a
-// reasoning model's reply does. WithReasoning makes the server add such
-// usage to every reply by itself.
+// WithReasoningTokens returns a copy of r whose usage reports reasoning of
+// the completion tokens as hidden reasoning, as a reasoning model's reply
+// does. Set the token counts first (WithUsage); on a reply without usage the
+// others are 0. WithReasoning makes the server report such usage on every
+// reply by itself.
 func (r *Reply) WithReasoningTokens(reasoning int) *Reply {
 	c := *r
-	u := *r.Usage
+	var u Usage
+	if r.Usage != nil {
+		u = *r.Usage
+	}
 	u.CompletionTokensDetails = &CompletionTokensDetails{ReasoningTokens: reasoning}
 	c.Usage = &u
 	return &c

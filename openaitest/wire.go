@@ -121,9 +121,12 @@ type Tool struct {
 	Type string `json:"type"`
 	// Function is the tool's name, description and JSON-schema parameters.
 	Function struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		Parameters  json.RawMessage `json:"parameters,omitempty"`
+		// Name is the tool's name.
+		Name string `json:"name"`
+		// Description tells the model what the tool does.
+		Description string `json:"description,omitempty"`
+		// Parameters is the JSON schema of the tool's arguments.
+		Parameters json.RawMessage `json:"parameters,omitempty"`
 	} `json:"function"`
 }
 
