@@ -1,11 +1,12 @@
 package compaction
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/internal/replytext"
 )
 
 // How a round's last summarizer call sent its output cap (Round.OutputCap).
@@ -112,13 +113,10 @@ func (o *outputCap) learnReasoning(reply *schema.Message, capSent int) bool {
 
 // cutEmpty reports whether reply was cut at its cap (finish reason
 // "length") before it had any usable text or tool call.
-func cutEmpty(reply *schema.Message) bool {
-	if reply == nil || reply.ResponseMeta == nil || reply.ResponseMeta.FinishReason != "length" || len(reply.ToolCalls) > 0 {
-		return false
-	}
-	_, err := summaryText(reply)
-	return err != nil
-}
+func cutEmpty(reply *schema.Message) bool { return replytext.CutBeforeText(reply) }
+
+// refusesMaxTokens reports whether err is a provider's refusal of max_tokens.
+func refusesMaxTokens(err error) bool { return replytext.RefusesMaxTokens(err) }
 
 // reasoningTokens is the hidden reasoning a reply reported: its usage's
 // reasoning tokens, else, for a reply cut with no text, all its completion
@@ -135,18 +133,4 @@ func reasoningTokens(reply *schema.Message) int {
 		return u.CompletionTokens
 	}
 	return 0
-}
-
-// refusesMaxTokens reports whether err is a provider's refusal of the
-// max_tokens parameter. Clients pass the provider's error text on (eino-ext:
-// "error, status code: 400, ..., message: Unsupported parameter:
-// 'max_tokens' is not supported with this model. Use 'max_completion_tokens'
-// instead."), and no error type of Eino's carries the parameter's name.
-func refusesMaxTokens(err error) bool {
-	if err == nil {
-		return false
-	}
-	msg := strings.ToLower(err.Error())
-	return strings.Contains(msg, "max_tokens") &&
-		(strings.Contains(msg, "max_completion_tokens") || strings.Contains(msg, "unsupported") || strings.Contains(msg, "not supported"))
 }

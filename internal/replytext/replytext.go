@@ -1,7 +1,9 @@
 // Package replytext holds the one rule for the usable text of a chat model's
 // reply, shared by the summarization compactor (which takes its summary from
 // it) and summarizer/failover (which falls over to the next model when a
-// reply has none), so that whatever the chain accepts the compactor can use.
+// reply has none), so that whatever the chain accepts the compactor can use;
+// and the two faults of a call that only its caller can fix (RefusesMaxTokens,
+// CutBeforeText), which the chain hands back to the compactor.
 package replytext
 
 import (

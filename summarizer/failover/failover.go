@@ -149,6 +149,16 @@ func nameOf(m model.BaseChatModel) string {
 // failure, so an empty answer falls over too. The reply is a copy with the
 // attempts recorded under Extra[AttemptsKey]. A cancelled ctx stops the
 // chain at once with an error wrapping ctx.Err().
+//
+// Two faults are the caller's to fix and stop the chain instead: a
+// candidate's refusal of max_tokens (a reasoning model's HTTP 400
+// unsupported_parameter) is returned as the error, and a reply cut at the
+// output cap before any text (finish reason "length", the hidden reasoning
+// used the cap up) is returned as the reply. Retrying or falling over would
+// hide them: every call with the same options fails the same way, and a
+// fallback that ignores the options (the extractive summarizer) would write
+// every summary from then on. A SummarizationCompactor learns from either
+// and calls again with the cap sent another way, or with room for reasoning.
 func (m *Model) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
 	var attempts []Attempt
 	var errs []error
@@ -166,6 +176,9 @@ func (m *Model) Generate(ctx context.Context, input []*schema.Message, opts ...m
 			attempts = append(attempts, a)
 			if m.cfg.OnAttempt != nil {
 				m.cfg.OnAttempt(ctx, a)
+			}
+			if replytext.RefusesMaxTokens(err) {
+				return nil, fmt.Errorf("failover: %s refused max_tokens; the caller must send its cap another way: %w", cand.Name, err)
 			}
 			if err == nil {
 				out := *reply
@@ -232,7 +245,7 @@ func (m *Model) attempt(ctx context.Context, cand Candidate, try int, input []*s
 			}
 		}
 	}
-	if err == nil && !hasText(reply) {
+	if err == nil && !hasText(reply) && !replytext.CutBeforeText(reply) {
 		err = errors.New("reply has no text")
 	}
 	// Clients quote the URL they failed on; a key may ride in it, and this
