@@ -5,7 +5,10 @@
 // A typical chain is the production summarizer, then a cheaper model, then the
 // offline extractive summarizer (package summarizer/extractive), which cannot
 // fail, so compaction always has a summary to apply. Every attempt is recorded
-// on the reply (see Attempts) and reported through Config.OnAttempt.
+// on the reply (see Attempts) and reported through Config.OnAttempt. A fault
+// only the caller can fix, a reasoning model's refusal of max_tokens or its
+// reply cut by hidden reasoning, is handed back rather than fallen over from
+// (see Model.Generate).
 package failover
 
 import (
