@@ -39,5 +39,6 @@
 // Every request is recorded (Server.Requests) with its messages, tools,
 // output caps and raw body, so a test can assert on what was really sent.
 // Server.ChatModel returns the eino-ext client already pointed at the
-// server, with its key and a per-request timeout (WithClientTimeout).
+// server, with its key and a per-request timeout (WithClientTimeout);
+// Server.Config returns its configuration to adjust first.
 package openaitest

@@ -116,9 +116,9 @@ func ExampleWithAPIKey() {
 	ctx := context.Background()
 	srv := openaitest.New(openaitest.Script(openaitest.Text("ok")), openaitest.WithAPIKey("sk-right"))
 	defer srv.Close()
-	chatModel, err := openai.NewChatModel(ctx, &openai.ChatModelConfig{
-		BaseURL: srv.BaseURL(), APIKey: "sk-wrong", Model: "m", HTTPClient: srv.Client(),
-	})
+	cfg := srv.Config()
+	cfg.APIKey = "sk-wrong"
+	chatModel, err := openai.NewChatModel(ctx, cfg)
 	if err != nil {
 		panic(err)
 	}

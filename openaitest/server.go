@@ -99,12 +99,20 @@ func (s *Server) Client() *http.Client {
 // Timeout field is ignored when an HTTPClient is given, so the timeout
 // lives on the client).
 func (s *Server) ChatModel(ctx context.Context) (*openai.ChatModel, error) {
-	return openai.NewChatModel(ctx, &openai.ChatModelConfig{
+	return openai.NewChatModel(ctx, s.Config())
+}
+
+// Config is the eino-ext client configuration ChatModel uses: the server's
+// BaseURL, its APIKey, the model name "fake-model" and Client. Change what a
+// test needs (a model name, a temperature, eino-ext's MaxCompletionTokens)
+// and pass it to openai.NewChatModel; each call returns a new value.
+func (s *Server) Config() *openai.ChatModelConfig {
+	return &openai.ChatModelConfig{
 		BaseURL:    s.BaseURL(),
 		APIKey:     s.APIKey(),
 		Model:      "fake-model",
 		HTTPClient: s.Client(),
-	})
+	}
 }
 
 // APIKey is the key the server requires (WithAPIKey), or "test-key" when it
