@@ -5,6 +5,7 @@ import (
 
 	"github.com/einocompact/einocompact/integration/inspect"
 	redisstore "github.com/einocompact/einocompact/integration/redis"
+	"github.com/einocompact/einocompact/summarizer/failover"
 )
 
 // Config is everything Module needs. Start from DefaultConfig (Load and
@@ -94,6 +95,11 @@ type SummarizerConfig struct {
 	// AttemptTimeout bounds each call, retries included. Default 0: only
 	// summarizer.timeout and the run's context bound it.
 	AttemptTimeout Duration `yaml:"attempt_timeout"`
+	// CoolDown is how long the endpoint is left alone after a call whose
+	// every try failed: summaries come from the fallback meanwhile, without
+	// a call or a wait, then one call tries the endpoint again. Default 1m;
+	// 0 turns it off (every call tries the endpoint with all its retries).
+	CoolDown Duration `yaml:"cool_down"`
 	// FallbackOffline makes the offline extractive summarizer the last
 	// resort when the endpoint keeps failing, so compaction still happens.
 	// Default true.
@@ -376,6 +382,7 @@ func DefaultConfig() *Config {
 			Retries:         2,
 			RetryBaseDelay:  Duration(200 * time.Millisecond),
 			RetryMaxDelay:   Duration(5 * time.Second),
+			CoolDown:        Duration(failover.DefaultCoolDown),
 			FallbackOffline: true,
 		},
 		Compaction: CompactionConfig{

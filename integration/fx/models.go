@@ -26,8 +26,10 @@ const OfflineSummarizerName = "offline extractive summarizer"
 // network. Online, it is an EndpointModel behind a failover chain
 // (package summarizer/failover) that retries it summarizer.retries times and
 // then, with summarizer.fallback_offline, falls back to the extractive
-// summarizer, so a summarizer outage never stops compaction. log receives
-// a warning per failed attempt; nil means slog.Default().
+// summarizer, so a summarizer outage never stops compaction. After a call
+// whose every try failed the endpoint is skipped for summarizer.cool_down;
+// log receives one warning saying so and naming the summarizer that writes
+// instead; nil means slog.Default().
 func newSummarizer(ctx context.Context, cfg *Config, log *slog.Logger) (Summarizer, error) {
 	ep, online := cfg.SummarizerEndpoint()
 	if !online {
@@ -47,7 +49,11 @@ func newSummarizer(ctx context.Context, cfg *Config, log *slog.Logger) (Summariz
 		if err != nil {
 			return nil, err
 		}
-		candidates = append(candidates, failover.Candidate{Name: "extractive", Model: off})
+		candidates = append(candidates, failover.Candidate{Name: OfflineSummarizerName, Model: off})
+	}
+	coolDown := s.CoolDown.Std()
+	if coolDown == 0 {
+		coolDown = -1 // the key's 0 is "off"; the chain's is its default
 	}
 	chain, err := failover.New(&failover.Config{
 		Candidates:     candidates,
@@ -55,6 +61,7 @@ func newSummarizer(ctx context.Context, cfg *Config, log *slog.Logger) (Summariz
 		BaseDelay:      s.RetryBaseDelay.Std(),
 		MaxDelay:       s.RetryMaxDelay.Std(),
 		AttemptTimeout: s.AttemptTimeout.Std(),
+		CoolDown:       coolDown,
 		Logger:         log,
 	})
 	if err != nil {

@@ -44,6 +44,9 @@ func (c *Config) Validate() error {
 	if sm.AttemptTimeout < 0 {
 		v.add("summarizer.attempt_timeout", sm.AttemptTimeout.String(), "must be at least 0 (0 = no per-attempt limit)")
 	}
+	if sm.CoolDown < 0 {
+		v.add("summarizer.cool_down", sm.CoolDown.String(), "must be at least 0 (0 = always call the endpoint)")
+	}
 	c.Compaction.validate(v)
 	if c.Agent.MaxSteps < 1 {
 		v.add("agent.max_steps", c.Agent.MaxSteps, "must be at least 1")

@@ -9,6 +9,13 @@
 // only the caller can fix, a reasoning model's refusal of max_tokens or its
 // reply cut by hidden reasoning, is handed back rather than fallen over from
 // (see Model.Generate).
+//
+// A candidate that fails every try of a call is skipped for Config.CoolDown
+// (a circuit breaker), so a dead endpoint costs one call's retries, not every
+// call's. The log says so once, at Warn, naming the candidate that writes the
+// replies meanwhile, and once, at Info, when the candidate answers again;
+// single failed tries are logged at Debug. Model.Stats says which candidate
+// wrote how many replies.
 package failover
 
 import (
@@ -58,9 +65,17 @@ type Config struct {
 	// stops waiting and moves on, and the abandoned call finishes in the
 	// background, its reply discarded (see Model.Close).
 	AttemptTimeout time.Duration
+	// CoolDown is how long a candidate whose every try of a call failed is
+	// skipped: later calls go straight to the next candidate (or, for the
+	// last one, fail at once). After it, one call tries the candidate once,
+	// without retries; a success brings it back, a failure skips it for
+	// another CoolDown. Default DefaultCoolDown (1m); negative: never skip.
+	CoolDown time.Duration
 	// OnAttempt, when set, is called synchronously after every attempt.
 	OnAttempt func(ctx context.Context, a Attempt)
-	// Logger receives a warning per failed attempt. Default slog.Default().
+	// Logger receives a warning when a candidate starts being skipped, a
+	// note when it answers again, and each failed try at Debug. Default
+	// slog.Default().
 	Logger *slog.Logger
 }
 
@@ -81,6 +96,10 @@ const AttemptsKey = "summarizer_attempts"
 type Model struct {
 	cfg Config
 	log *slog.Logger
+	// breakers holds each candidate's circuit breaker, by index.
+	breakers []breaker
+	// now is the clock the breakers read; tests replace it.
+	now func() time.Time
 	// calls tracks the candidate calls still running, abandoned ones
 	// included, so Close can wait for them.
 	calls callTracker
@@ -133,11 +152,14 @@ func New(cfg *Config) (*Model, error) {
 	case c.Jitter < 0:
 		c.Jitter = 0
 	}
+	if c.CoolDown == 0 {
+		c.CoolDown = DefaultCoolDown
+	}
 	log := c.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Model{cfg: c, log: log}, nil
+	return &Model{cfg: c, log: log, breakers: make([]breaker, len(c.Candidates)), now: time.Now}, nil
 }
 
 func nameOf(m model.BaseChatModel) string {
@@ -149,8 +171,9 @@ func nameOf(m model.BaseChatModel) string {
 
 // Generate tries the candidates in order, each up to 1+Retries times, and
 // returns the first reply with usable text. A reply with no text counts as a
-// failure, so an empty answer falls over too. The reply is a copy with the
-// attempts recorded under Extra[AttemptsKey]. A cancelled ctx stops the
+// failure, so an empty answer falls over too. A candidate cooling down after
+// a failed call is skipped (see Config.CoolDown). The reply is a copy with
+// the attempts recorded under Extra[AttemptsKey]. A cancelled ctx stops the
 // chain at once with an error wrapping ctx.Err().
 //
 // Two faults are the caller's to fix and stop the chain instead: a
@@ -165,14 +188,27 @@ func nameOf(m model.BaseChatModel) string {
 func (m *Model) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
 	var attempts []Attempt
 	var errs []error
-	for _, cand := range m.cfg.Candidates {
-		for try := 1; try <= m.cfg.Retries+1; try++ {
+	for i, cand := range m.cfg.Candidates {
+		b := &m.breakers[i]
+		tries := m.cfg.Retries + 1
+		switch b.admit(m.now()) {
+		case skip:
+			m.log.DebugContext(ctx, "summarizer skipped while it cools down", "model", cand.Name)
+			errs = append(errs, fmt.Errorf("%s skipped: it failed every try of an earlier call and cools down", cand.Name))
+			continue
+		case tryOnce:
+			tries = 1
+		}
+		var last error
+		for try := 1; try <= tries; try++ {
 			if try > 1 {
 				if err := sleep(ctx, m.backoff(try-1)); err != nil {
+					b.abandoned()
 					return nil, fmt.Errorf("failover: waiting to retry %s: %w", cand.Name, err)
 				}
 			}
 			if err := ctx.Err(); err != nil {
+				b.abandoned()
 				return nil, fmt.Errorf("failover: %w", err)
 			}
 			reply, a, err := m.attempt(ctx, cand, try, input, opts)
@@ -184,6 +220,9 @@ func (m *Model) Generate(ctx context.Context, input []*schema.Message, opts ...m
 				return nil, fmt.Errorf("failover: %s refused max_tokens; the caller must send its cap another way: %w", cand.Name, err)
 			}
 			if err == nil {
+				if b.succeeded() {
+					m.log.InfoContext(ctx, fmt.Sprintf("summarizer %q answers again and writes the summaries", cand.Name), "model", cand.Name)
+				}
 				out := *reply
 				out.Extra = make(map[string]any, len(reply.Extra)+1)
 				for k, v := range reply.Extra {
@@ -193,13 +232,37 @@ func (m *Model) Generate(ctx context.Context, input []*schema.Message, opts ...m
 				return &out, nil
 			}
 			if ctxErr := ctx.Err(); ctxErr != nil {
+				b.abandoned()
 				return nil, fmt.Errorf("failover: %s: %w", cand.Name, errors.Join(ctxErr, err))
 			}
+			b.attemptFailed()
 			errs = append(errs, fmt.Errorf("%s try %d: %w", cand.Name, try, err))
-			m.log.WarnContext(ctx, "summarizer attempt failed", "model", cand.Name, "try", try, "error", err.Error())
+			m.log.DebugContext(ctx, "summarizer attempt failed", "model", cand.Name, "try", try, "error", err.Error())
+			last = err
+		}
+		if b.failed(m.now(), m.cfg.CoolDown) {
+			m.log.WarnContext(ctx, m.outage(i, tries), "model", cand.Name, "tries", tries, "error", last.Error())
 		}
 	}
 	return nil, fmt.Errorf("%w (%d attempts): %w", ErrAllFailed, len(attempts), errors.Join(errs...))
+}
+
+// outage says, in one sentence, that candidate i failed every one of its
+// tries and who writes the replies instead, for how long.
+func (m *Model) outage(i, tries int) string {
+	name := m.cfg.Candidates[i].Name
+	instead := "no summarizer is left to write the summaries"
+	if i+1 < len(m.cfg.Candidates) {
+		instead = fmt.Sprintf("%q writes the summaries", m.cfg.Candidates[i+1].Name)
+	}
+	failed := "its one try"
+	if tries > 1 {
+		failed = fmt.Sprintf("%d tries in a row", tries)
+	}
+	if m.cfg.CoolDown < 0 {
+		return fmt.Sprintf("summarizer %q failed %s; %s", name, failed, instead)
+	}
+	return fmt.Sprintf("summarizer %q failed %s; %s until it is tried again in %v", name, failed, instead, m.cfg.CoolDown)
 }
 
 // attempt makes one call, turning panics and empty replies into errors. The
