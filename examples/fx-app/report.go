@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -185,6 +186,12 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 			c.sumCompletion += rd.Usage.CompletionTokens
 		}
 		c.sumCached += rd.CachedTokens
+		if errors.Is(rd.Err, compaction.ErrSummaryNotSmaller) {
+			// Refused and planned around; the compaction may well
+			// have been applied.
+			tiers = append(tiers, rd.Tier+" (not smaller, not used)")
+			continue
+		}
 		if rd.Err != nil {
 			tiers = append(tiers, rd.Tier+" (failed)")
 			continue

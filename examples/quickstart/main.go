@@ -25,16 +25,19 @@ import (
 	"github.com/einocompact/einocompact/agent"
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
+	"github.com/einocompact/einocompact/openaienv"
 )
 
 func main() {
-	model := os.Getenv("OPENAI_MODEL")
-	if model == "" {
-		model = "gpt-4o-mini"
-	}
-	err := run(context.Background(), os.Stdout, os.Getenv("OPENAI_BASE_URL"), os.Getenv("OPENAI_API_KEY"), model, 128_000)
-	if err != nil {
+	// OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL, read as the fx
+	// module reads them. Check and Explain say which one is missing or wrong.
+	ep := openaienv.FromEnv(os.LookupEnv)
+	if err := ep.Check(); err != nil {
 		log.Fatal(err)
+	}
+	err := run(context.Background(), os.Stdout, ep.BaseURL, ep.APIKey, ep.ModelOrDefault(), 128_000)
+	if err != nil {
+		log.Fatal(ep.Explain(err))
 	}
 }
 

@@ -386,8 +386,10 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 			}
 			if errors.Is(err, ErrSummaryNotSmaller) {
 				// This part cannot shrink; the rest of the conversation
-				// may. Plan around it for the rest of this compaction.
-				c.log.WarnContext(ctx, "summarization round refused: the summary was not smaller; trying the other parts",
+				// may. Plan around it for the rest of this compaction:
+				// routine, not a failure (the round's Err and the report
+				// say so), hence Debug.
+				c.log.DebugContext(ctx, "summarization round refused: the summary was not smaller; trying the other parts",
 					"tier", plan.Tier, "messages", len(plan.Indices), "error", err)
 				if refused == nil {
 					refused = refusals{}

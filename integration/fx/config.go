@@ -21,7 +21,8 @@ type Config struct {
 	Summarizer SummarizerConfig `yaml:"summarizer"`
 	// Compaction decides when and how the conversation is compacted.
 	Compaction CompactionConfig `yaml:"compaction"`
-	// Agent holds the settings of the agent loop.
+	// Agent holds settings for the application's agent; the module does
+	// not read them.
 	Agent AgentConfig `yaml:"agent"`
 	// Inspect records compaction for the inspector (integration/inspect).
 	Inspect InspectConfig `yaml:"inspect"`
@@ -287,7 +288,10 @@ type PruneConfig struct {
 	Placeholder string `yaml:"placeholder"`
 }
 
-// AgentConfig configures the agent loop.
+// AgentConfig holds settings for the agent an application builds. The
+// module builds no agent and reads neither field: they give the
+// application's agent.Config a place in the same file (the fx demo passes
+// both on). Validate checks MaxSteps.
 type AgentConfig struct {
 	// MaxSteps is the number of model calls allowed per run. Default 20; >= 1.
 	MaxSteps int `yaml:"max_steps"`

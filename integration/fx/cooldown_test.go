@@ -98,4 +98,3 @@ func longConversation(seed int) []*schema.Message {
 	}
 	return msgs
 }
-

@@ -1,15 +1,17 @@
 package compactfx
 
+import "github.com/einocompact/einocompact/openaienv"
+
 // The environment variables ApplyEnv reads. A variable set to a non-empty
 // value overrides the file; an empty one is ignored, as most shells make it
 // hard to tell unset from empty.
 const (
 	// EnvModelBaseURL overrides model.base_url.
-	EnvModelBaseURL = "OPENAI_BASE_URL"
+	EnvModelBaseURL = openaienv.EnvBaseURL
 	// EnvModelAPIKey overrides model.api_key.
-	EnvModelAPIKey = "OPENAI_API_KEY"
+	EnvModelAPIKey = openaienv.EnvAPIKey
 	// EnvModelName overrides model.model.
-	EnvModelName = "OPENAI_MODEL"
+	EnvModelName = openaienv.EnvModel
 	// EnvSummarizerBaseURL overrides summarizer.base_url.
 	EnvSummarizerBaseURL = "SUMMARIZER_BASE_URL"
 	// EnvSummarizerAPIKey overrides summarizer.api_key.
@@ -28,18 +30,25 @@ const (
 func ApplyEnv(cfg *Config, lookup func(string) (string, bool)) { applyEnv(cfg, lookup) }
 
 // applyEnv is ApplyEnv; it returns the config keys it set, each with the
-// variable that set it, so errors can say where a bad value came from.
+// variable that set it, so errors can say where a bad value came from. The
+// agent's endpoint is read by openaienv.FromEnv, as the quickstart reads it.
 func applyEnv(cfg *Config, lookup func(string) (string, bool)) map[string]string {
 	from := map[string]string{}
-	set := func(dst *string, key, name string) {
-		if v, ok := lookup(name); ok && v != "" {
+	put := func(dst *string, key, name, v string) {
+		if v != "" {
 			*dst = v
 			from[key] = name
 		}
 	}
-	set(&cfg.Model.BaseURL, "model.base_url", EnvModelBaseURL)
-	set(&cfg.Model.APIKey, "model.api_key", EnvModelAPIKey)
-	set(&cfg.Model.Model, "model.model", EnvModelName)
+	set := func(dst *string, key, name string) {
+		if v, ok := lookup(name); ok {
+			put(dst, key, name, v)
+		}
+	}
+	ep := openaienv.FromEnv(lookup)
+	put(&cfg.Model.BaseURL, "model.base_url", EnvModelBaseURL, ep.BaseURL)
+	put(&cfg.Model.APIKey, "model.api_key", EnvModelAPIKey, ep.APIKey)
+	put(&cfg.Model.Model, "model.model", EnvModelName, ep.Model)
 	set(&cfg.Summarizer.BaseURL, "summarizer.base_url", EnvSummarizerBaseURL)
 	set(&cfg.Summarizer.APIKey, "summarizer.api_key", EnvSummarizerAPIKey)
 	set(&cfg.Summarizer.Model, "summarizer.model", EnvSummarizerModel)

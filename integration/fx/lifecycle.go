@@ -2,6 +2,7 @@ package compactfx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -43,6 +44,10 @@ func bounded(ctx context.Context, log *slog.Logger, what string, f func(context.
 	}()
 	select {
 	case err := <-done:
+		var warm *warmUpError
+		if errors.As(err, &warm) {
+			return &reworded{msg: "compactfx: " + warm.Error(), err: err}
+		}
 		if err != nil {
 			return fmt.Errorf("compactfx: %s: %w", what, err)
 		}
@@ -52,3 +57,13 @@ func bounded(ctx context.Context, log *slog.Logger, what string, f func(context.
 		return fmt.Errorf("compactfx: %s did not finish within the lifecycle deadline: %w", what, context.Cause(ctx))
 	}
 }
+
+// reworded is err told in fewer words: its message is msg, and errors.Is
+// and errors.As still see every error in err's chain.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (r *reworded) Error() string { return r.msg }
+func (r *reworded) Unwrap() error { return r.err }

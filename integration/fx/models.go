@@ -35,7 +35,11 @@ func newSummarizer(ctx context.Context, cfg *Config, log *slog.Logger) (Summariz
 	if !online {
 		return newOffline()
 	}
-	em, err := NewEndpointModel(ctx, ep)
+	section, envBase, envKey := "summarizer", EnvSummarizerBaseURL, EnvSummarizerAPIKey
+	if cfg.Summarizer.BaseURL == "" {
+		section, envBase, envKey = "model", EnvModelBaseURL, EnvModelAPIKey // the agent's endpoint serves both
+	}
+	em, err := newEndpointModel(ctx, ep, section, envBase, envKey)
 	if err != nil {
 		return nil, err
 	}

@@ -44,13 +44,15 @@ func Module(cfg *Config) fx.Option {
 // WithSlogEventLogger routes fx's own event log (provides, invokes,
 // lifecycle hooks, errors) through slog, using the container's *slog.Logger
 // when there is one and slog.Default() otherwise. Pass it to fx.New.
-// Routine events are logged at Debug, so that an Info log shows the
-// application's own records, and failures at Error.
+// Every event is logged at Debug, failures included: fx returns each
+// failure to the application (fx.New's Err, Start, Stop), which reports it
+// once; logging it at Error as well printed a failed start three times
+// more (the hook, the rollback, the start).
 func WithSlogEventLogger() fx.Option {
 	return fx.WithLogger(func(in loggerIn) fxevent.Logger {
 		l := &fxevent.SlogLogger{Logger: orDefault(in.Logger)}
 		l.UseLogLevel(slog.LevelDebug)
-		l.UseErrorLevel(slog.LevelError)
+		l.UseErrorLevel(slog.LevelDebug)
 		return l
 	})
 }

@@ -29,7 +29,9 @@ func (c *Config) Validate() error {
 	}
 	sm := c.Summarizer
 	v.model("summarizer", ModelConfig{BaseURL: sm.BaseURL, Model: sm.Model, Timeout: sm.Timeout, MaxTokens: sm.MaxTokens}, false)
-	if ep, online := c.SummarizerEndpoint(); online && ep.Model == "" {
+	// With the agent's endpoint and model name, the model.model error above
+	// already says what is missing.
+	if ep, online := c.SummarizerEndpoint(); online && ep.Model == "" && !(sm.BaseURL == "" && c.Model.BaseURL != "") {
 		v.add("summarizer.model", sm.Model, "is required when the summarizer has an endpoint and model.model is empty")
 	}
 	if sm.Retries < 0 {
@@ -87,13 +89,25 @@ func (c CompactionConfig) validate(v *validator) {
 	if c.ContextWindow < 1 {
 		v.add("compaction.context_window", c.ContextWindow, "must be a positive number of tokens")
 	}
-	if !(c.CompactAt > 0 && c.CompactAt <= 1) {
+	// Each fraction is checked against the ones before it only when those
+	// are valid: a bad compact_at would otherwise be reported again as a
+	// bad compact_to, and both again as a bad prepare_at.
+	atOK := c.CompactAt > 0 && c.CompactAt <= 1
+	if !atOK {
 		v.add("compaction.compact_at", c.CompactAt, "must be in (0, 1]")
 	}
-	if !(c.CompactTo > 0 && c.CompactTo < c.CompactAt) {
-		v.add("compaction.compact_to", c.CompactTo, "must be in (0, compaction.compact_at=%v)", c.CompactAt)
+	toOK := c.CompactTo > 0 && c.CompactTo < c.CompactAt
+	if !atOK {
+		toOK = c.CompactTo > 0 && c.CompactTo < 1
 	}
-	if c.PrepareAt != 0 && !(c.PrepareAt > c.CompactTo && c.PrepareAt < c.CompactAt) {
+	if !toOK {
+		if atOK {
+			v.add("compaction.compact_to", c.CompactTo, "must be in (0, compaction.compact_at=%v)", c.CompactAt)
+		} else {
+			v.add("compaction.compact_to", c.CompactTo, "must be in (0, 1) and below compaction.compact_at")
+		}
+	}
+	if atOK && toOK && c.PrepareAt != 0 && !(c.PrepareAt > c.CompactTo && c.PrepareAt < c.CompactAt) {
 		v.add("compaction.prepare_at", c.PrepareAt, "must be 0 (off) or in (compaction.compact_to=%v, compaction.compact_at=%v)", c.CompactTo, c.CompactAt)
 	}
 	switch c.Counter.Kind {
