@@ -133,8 +133,9 @@ func TestDocsShowMarkedRegions(t *testing.T) {
 }
 
 // Every go block of README.md and docs/*.md is checked code (a file of the
-// repository whole, or a marked region) or says above its fence that it is
-// an excerpt, not a program: "<!-- excerpt: why -->".
+// repository whole, a marked region, or a whole Go file, which
+// TestDocGoBlocksCompileAsPasted compiles) or says above its fence that it
+// is an excerpt, not a program: "<!-- excerpt: why -->".
 func TestDocGoBlocksAreCheckedOrExcerpts(t *testing.T) {
 	t.Parallel()
 	checked := map[string]bool{}
@@ -157,7 +158,7 @@ func TestDocGoBlocksAreCheckedOrExcerpts(t *testing.T) {
 		}
 		blocks, above := docGoBlocks(string(text))
 		for i, b := range blocks {
-			if checked[b] || strings.HasPrefix(above[i], "<!-- excerpt: ") {
+			if checked[b] || wholeFile(b) || strings.HasPrefix(above[i], "<!-- excerpt: ") {
 				continue
 			}
 			first, _, _ := strings.Cut(b, "\n")
