@@ -39,7 +39,7 @@ const minCutRunes = 96
 // wrapped in its tags (wrappedTranscript), its size without them, and how
 // many messages had a text cut. Every text longer than MaxTextTokens is cut
 // to it, head and tail with a marker between them, unless the marker would
-// make it no shorter. Under MaxSummarizerInputTokens it then cuts the longest texts the
+// make it no shorter. Under MaxRoundInputTokens it then cuts the longest texts the
 // transcript shows, whatever field of a message holds them (content, parts,
 // tool-call arguments, names, ids, attachment placeholders), keeping head
 // and tail and marking the cut, halving the allowance until the transcript
@@ -85,7 +85,7 @@ func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*
 // textCutter cuts the texts a transcript shows to at most limit code points
 // (0: no cut) and, when track is set, notes the longest it saw uncut, so
 // the first rendering tells fitTranscript where to start cutting under
-// MaxSummarizerInputTokens.
+// MaxRoundInputTokens.
 type textCutter struct {
 	limit   int
 	track   bool

@@ -6,11 +6,14 @@ import (
 	"reflect"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/internal/marker"
 )
 
 // MetaKey is the schema.Message.Extra key under which a compactor marks the
 // messages it wrote. Its value is a map[string]any holding at least "strategy".
-const MetaKey = "context_compaction"
+// This is the key's one public name (einoint.MetaKey is a deprecated alias).
+const MetaKey = marker.Key
 
 // StrategySummarization is the marker strategy of SummarizationCompactor's
 // summaries. Marker strategies name what was done; the fx configuration and

@@ -586,7 +586,7 @@ func foldSummaries(taker func([][]int, int) ([]int, bool, error), sums []int) ([
 // foldInto replans a selection that does not reach the target with the
 // region's summaries as groups too (see withSummaries). The new selection is
 // kept when it reaches the target, or else when it still holds all of the
-// old one: under MaxSummarizerInputTokens the summaries may take the room of
+// old one: under MaxRoundInputTokens the summaries may take the room of
 // a group, and a smaller round is no saving.
 func (c *SummarizationCompactor) foldInto(taker func([][]int, int) ([]int, bool, error), sel []int, units [][]int, sums []int) ([]int, error) {
 	merged := withSummaries(units, sums)
@@ -666,7 +666,7 @@ func withSummaries(units [][]int, sums []int) [][]int {
 // trim), so a big recent tool result does not drag the whole stretch before
 // it into the summary.
 //
-// Under MaxSummarizerInputTokens a group that would push the selection past
+// Under MaxRoundInputTokens a group that would push the selection past
 // the cap is not taken, unless nothing has been taken yet: then it goes alone
 // and the transcript is cut to fit (see fitTranscript).
 func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, target, least int) (sel []int, fits bool, err error) {

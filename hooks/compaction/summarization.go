@@ -42,6 +42,10 @@ func recordedAttempts(reply *schema.Message) int {
 }
 
 // SummarizationConfig configures a SummarizationCompactor.
+//
+// Optional numbers are *int: nil takes the documented default, and a set
+// value is used as given, 0 included where 0 means something (no cap, keep
+// no step). Go 1.26 writes one in place: MinKeepSteps: new(2).
 type SummarizationConfig struct {
 	// ChatModel writes the summaries. Required.
 	ChatModel model.BaseChatModel
@@ -55,7 +59,7 @@ type SummarizationConfig struct {
 	// seen its summarizer's replies; from then on the size is learned from
 	// them (see docs/compaction.md). It guides planning only (how much to
 	// replace per round): what the summarizer may write is the round's
-	// output budget (see MaxOutputTokens). Must be >= 1. Nil: the output
+	// output budget (see MaxRoundOutputTokens). Must be >= 1. Nil: the output
 	// budget of the round plus the identifier ledger's cap, which suits
 	// small windows as well as large ones.
 	ApproximateSummaryTokens *int
@@ -84,11 +88,18 @@ type SummarizationConfig struct {
 	// verbatim, the identifiers it lost. Nil means the defaults (ledger on);
 	// see LedgerConfig.
 	Ledger *LedgerConfig
-	// MaxSummarizerInputTokens caps the transcript one round sends to the
+	// MaxRoundInputTokens caps the transcript one round sends to the
 	// summarizer, as measured by the compaction's counter. A round then takes
 	// fewer groups (never splitting a step), and when a single group is too
 	// big its longest texts are cut in the transcript, head and tail kept, so
-	// compaction can run however full the context is. Default 0: no cap.
+	// compaction can run however full the context is. Nil or 0: no cap;
+	// otherwise >= 1.
+	MaxRoundInputTokens *int
+	// MaxSummarizerInputTokens is MaxRoundInputTokens as an int, read when
+	// MaxRoundInputTokens is nil.
+	//
+	// Deprecated: use MaxRoundInputTokens (optional numbers of this config
+	// are *int); this field is removed in the next release.
 	MaxSummarizerInputTokens int
 	// MaxTextTokens caps each text the summarizer's transcript shows (a
 	// message's content or part, a tool call's arguments): a longer one is
@@ -110,7 +121,7 @@ type SummarizationConfig struct {
 	// The tools come from the ctx (WithRequestTools), where a CompactionHook
 	// puts State.Tools. A reply that calls a tool or has no text is retried
 	// once with the transcript request, and a request larger than
-	// MaxSummarizerInputTokens, or a span holding a summary written earlier
+	// MaxRoundInputTokens, or a span holding a summary written earlier
 	// in the same compaction, uses the transcript request at once
 	// (Round.Shape, Round.AlignedFallback). Behind a Pipeline the request is
 	// the conversation the Pipeline was given, as the agent sent it, not what
@@ -118,8 +129,8 @@ type SummarizationConfig struct {
 	// is named as the result it stands for. Default false: the transcript
 	// request (see docs/compaction.md).
 	CacheAligned bool
-	// MaxOutputTokens bounds the max output tokens a round sends with its
-	// summarizer calls (Round.MaxOutputTokens). Each round has an output
+	// MaxRoundOutputTokens bounds the max output tokens a round sends with
+	// its summarizer calls (Round.MaxOutputTokens). Each round has an output
 	// budget for the text the model writes: 64 tokens plus a sixth of what
 	// the round replaces, at most 512 (chosen from the measurements in
 	// docs/compaction.md). The request tells the model the budget in words
@@ -130,8 +141,14 @@ type SummarizationConfig struct {
 	// no room. With this set, at most this many are sent, and the budget
 	// told shrinks with it. Set it to the cap the summarizer's client is
 	// configured with (eino-ext's ChatModelConfig.MaxTokens), since the
-	// per-call option replaces that cap rather than lowering it. Default 0:
-	// the budget alone. Must be >= 0.
+	// per-call option replaces that cap rather than lowering it. Nil or 0:
+	// the budget alone; otherwise >= 1.
+	MaxRoundOutputTokens *int
+	// MaxOutputTokens is MaxRoundOutputTokens as an int, read when
+	// MaxRoundOutputTokens is nil.
+	//
+	// Deprecated: use MaxRoundOutputTokens (optional numbers of this config
+	// are *int); this field is removed in the next release.
 	MaxOutputTokens int
 	// MaxCompletionTokensOption sends the output cap to a summarizer that
 	// refuses max_tokens: OpenAI's reasoning models (o-series, gpt-5) answer
@@ -189,12 +206,12 @@ type Round struct {
 	InputTokens int
 	// TranscriptTokens is the counter's size of the transcript a transcript
 	// request showed, without the instruction and tags around it: what
-	// MaxSummarizerInputTokens caps. 0 for a cache-aligned request, whose
+	// MaxRoundInputTokens caps. 0 for a cache-aligned request, whose
 	// whole size (InputTokens) is what that cap applies to.
 	TranscriptTokens int
 	// Truncated is how many messages had a text cut in the transcript sent:
 	// by MaxTextTokens, which is on by default, or to fit
-	// MaxSummarizerInputTokens.
+	// MaxRoundInputTokens.
 	Truncated int
 	// Identifiers reports the identifier ledger's work in this round.
 	Identifiers IdentifierStats
@@ -214,7 +231,7 @@ type Round struct {
 	// (model.WithMaxTokens): the output budget of the model's text for the
 	// replaced messages, in the compaction counter's tokens, plus a quarter
 	// of headroom; the identifier ledger's block and the tags, which code
-	// appends, are not in it. At most SummarizationConfig.MaxOutputTokens
+	// appends, are not in it. At most SummarizationConfig.MaxRoundOutputTokens
 	// when that is set. 0 when the round failed before sizing it.
 	MaxOutputTokens int
 	// OutputCap is how the round's last call sent its cap:
@@ -256,7 +273,7 @@ type SummarizationCompactor struct {
 	model       string
 	sizes       summarySizes // learned summary sizes, shared by all runs
 	aligned     bool         // CacheAligned
-	maxOutput   int          // MaxOutputTokens; 0: no bound beyond the plan
+	maxOutput   int          // MaxRoundOutputTokens; 0: no bound beyond the plan
 	outCap      *outputCap   // how the cap is sent, learned from the summarizer
 }
 
@@ -275,6 +292,10 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 	if cfg.ChatModel == nil {
 		return nil, errors.New("compaction: SummarizationConfig.ChatModel is required")
 	}
+	var (
+		l   ledger
+		err error
+	)
 	c := &SummarizationCompactor{
 		chat:        cfg.ChatModel,
 		minKeep:     1,
@@ -297,14 +318,12 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		}
 		c.approx = *cfg.ApproximateSummaryTokens
 	}
-	if cfg.MaxSummarizerInputTokens < 0 {
-		return nil, fmt.Errorf("compaction: SummarizationConfig.MaxSummarizerInputTokens must be at least 0, got %d", cfg.MaxSummarizerInputTokens)
+	if c.maxInput, err = optionalCap("MaxRoundInputTokens", cfg.MaxRoundInputTokens, "MaxSummarizerInputTokens", cfg.MaxSummarizerInputTokens); err != nil {
+		return nil, err
 	}
-	c.maxInput = cfg.MaxSummarizerInputTokens
-	if cfg.MaxOutputTokens < 0 {
-		return nil, fmt.Errorf("compaction: SummarizationConfig.MaxOutputTokens must be at least 0, got %d", cfg.MaxOutputTokens)
+	if c.maxOutput, err = optionalCap("MaxRoundOutputTokens", cfg.MaxRoundOutputTokens, "MaxOutputTokens", cfg.MaxOutputTokens); err != nil {
+		return nil, err
 	}
-	c.maxOutput = cfg.MaxOutputTokens
 	c.maxText = defaultMaxTextTokens * runesPerTextToken
 	if cfg.MaxTextTokens != nil {
 		if n := *cfg.MaxTextTokens; n != 0 && n < minMaxTextTokens {
@@ -313,7 +332,7 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		// A cap beyond any text is no cap; multiplied, it would overflow.
 		c.maxText = min(*cfg.MaxTextTokens, math.MaxInt/runesPerTextToken) * runesPerTextToken
 	}
-	l, err := newLedger(cfg.Ledger)
+	l, err = newLedger(cfg.Ledger)
 	if err != nil {
 		return nil, err
 	}
@@ -687,4 +706,23 @@ func (c *SummarizationCompactor) Close(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// optionalCap reads a cap of SummarizationConfig (0: none) from its *int
+// field, or, when that is nil, from the deprecated int field it replaces.
+// Setting both to different values is an error: one of them would be
+// ignored.
+func optionalCap(name string, v *int, oldName string, old int) (int, error) {
+	n := old
+	field := oldName
+	if v != nil {
+		if old != 0 && old != *v {
+			return 0, fmt.Errorf("compaction: SummarizationConfig.%s = %d and the deprecated %s = %d disagree; set %s alone", name, *v, oldName, old, name)
+		}
+		n, field = *v, name
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("compaction: SummarizationConfig.%s must be at least 0, got %d", field, n)
+	}
+	return n, nil
 }

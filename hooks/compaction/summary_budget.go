@@ -43,7 +43,7 @@ const (
 
 // outputBudget is the round's output budget for input tokens replaced: the
 // tokens the summarizer is asked to write, and the max output tokens sent
-// (that plus the headroom, at most SummarizationConfig.MaxOutputTokens;
+// (that plus the headroom, at most SummarizationConfig.MaxRoundOutputTokens;
 // when that bound is lower, the budget told shrinks with it).
 func (c *SummarizationCompactor) outputBudget(input int) (budget, maxTokens int) {
 	budget = textBudget(input)

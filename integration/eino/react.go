@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/internal/marker"
 )
 
 // failureKey marks the sentinel message a failed hook leaves in the react
@@ -177,7 +178,7 @@ func repliesSinceUser(msgs []*schema.Message) int {
 		}
 		switch msgs[i].Role {
 		case schema.User:
-			if !hasMarker(msgs[i]) {
+			if !marker.Has(msgs[i].Extra) {
 				return n
 			}
 		case schema.Assistant:

@@ -2,13 +2,16 @@ package einoint
 
 import (
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/internal/marker"
 )
 
 // MetaKey is compaction.MetaKey, the schema.Message.Extra key that marks a
-// message written by a compactor. It is part of the project's fixed contract;
-// it is repeated here so that this adapter package does not depend on the
-// compactor implementations (a test checks the two agree).
-const MetaKey = "context_compaction"
+// message written by a compactor.
+//
+// Deprecated: use compaction.MetaKey, the one declaration of the key; this
+// alias is removed in the next release.
+const MetaKey = marker.Key
 
 // UsageTokens is the size of the model call that produced msg, as its
 // provider reported it: PromptTokens+CompletionTokens, else TotalTokens, and 0
@@ -49,18 +52,12 @@ func ContextTokens(messages []*schema.Message) int {
 	if last < 0 {
 		return 0
 	}
+	// Only the presence of the marker's key matters here: any compaction,
+	// whatever its strategy, makes older usage stale.
 	for _, m := range messages[last+1:] {
-		if m != nil && hasMarker(m) {
+		if m != nil && marker.Has(m.Extra) {
 			return 0
 		}
 	}
 	return UsageTokens(messages[last])
-}
-
-// hasMarker reports whether msg was written by a compactor. Only the presence
-// of the key matters here: any compaction, whatever its strategy, makes older
-// usage stale.
-func hasMarker(msg *schema.Message) bool {
-	_, ok := msg.Extra[MetaKey]
-	return ok
 }

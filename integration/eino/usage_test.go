@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction"
 )
 
 func TestContextTokens(t *testing.T) {
@@ -12,7 +14,7 @@ func TestContextTokens(t *testing.T) {
 		return &schema.Message{Role: schema.Assistant, Content: "a",
 			ResponseMeta: &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: p, CompletionTokens: c, TotalTokens: total}}}
 	}
-	marked := &schema.Message{Role: schema.User, Content: "s", Extra: map[string]any{MetaKey: map[string]any{"strategy": "x"}}}
+	marked := &schema.Message{Role: schema.User, Content: "s", Extra: map[string]any{compaction.MetaKey: map[string]any{"strategy": "x"}}}
 	u := schema.UserMessage("q")
 	tr := schema.ToolMessage("r", "c1")
 	tests := []struct {

@@ -97,10 +97,10 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps co
 			SummaryInstruction:       s.SummaryInstruction,
 			RaiseOnFailure:           s.RaiseOnFailure,
 			Logger:                   deps.Logger,
-			MaxSummarizerInputTokens: s.MaxSummarizerInputTokens,
+			MaxRoundInputTokens:      new(s.MaxSummarizerInputTokens),
 			MaxTextTokens:            s.MaxTextTokens,
 			CacheAligned:             s.CacheAligned,
-			MaxOutputTokens:          deps.SummarizerMaxTokens,
+			MaxRoundOutputTokens:     new(deps.SummarizerMaxTokens),
 			Ledger: &compaction.LedgerConfig{
 				Disabled:      !s.Ledger.Enabled,
 				MaxTokens:     s.Ledger.MaxTokens,

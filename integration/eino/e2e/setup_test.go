@@ -14,7 +14,6 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
-	einoint "github.com/einocompact/einocompact/integration/eino"
 	"github.com/einocompact/einocompact/openaitest"
 )
 
@@ -205,11 +204,4 @@ func toWire(msgs []*schema.Message) []openaitest.Message {
 		out = append(out, w)
 	}
 	return out
-}
-
-func TestMetaKeyMatchesCompaction(t *testing.T) {
-	t.Parallel()
-	if einoint.MetaKey != compaction.MetaKey {
-		t.Fatalf("einoint.MetaKey = %q, compaction.MetaKey = %q", einoint.MetaKey, compaction.MetaKey)
-	}
 }
