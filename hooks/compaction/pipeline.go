@@ -72,7 +72,10 @@ func (p *Pipeline) Compact(ctx context.Context, messages []*schema.Message, targ
 		}
 		sctx := ctx
 		if summarizes(p.stages[i+1:]...) {
-			sctx = context.WithValue(ctx, summarizedAfterKey{}, true)
+			sctx = context.WithValue(sctx, summarizedAfterKey{}, true)
+		}
+		if changed {
+			sctx = context.WithValue(sctx, earlierStageChangedKey{}, true)
 		}
 		out, err := stage.Compact(sctx, current, targetTokens, counter)
 		if err != nil {
@@ -91,6 +94,18 @@ func (p *Pipeline) Compact(ctx context.Context, messages []*schema.Message, targ
 		return nil, nil
 	}
 	return current, nil
+}
+
+// earlierStageChangedKey marks the ctx of a Pipeline stage that follows a
+// stage which changed the conversation (earlierStageChanged).
+type earlierStageChangedKey struct{}
+
+// earlierStageChanged reports whether an earlier stage of a Pipeline has
+// already changed the conversation the compactor ctx is handed to works on,
+// so that a stage which finds nothing to do is routine, not a fault.
+func earlierStageChanged(ctx context.Context) bool {
+	v, _ := ctx.Value(earlierStageChangedKey{}).(bool)
+	return v
 }
 
 // summarizedAfterKey marks the ctx of a Pipeline stage that a

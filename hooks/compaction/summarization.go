@@ -370,6 +370,7 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 	}
 	compacted, summarized := messages, false
 	var refused refusals
+	var lastRefusal error // the last ErrSummaryNotSmaller, said at Warn if no round was applied
 	var al *alignment
 	if c.aligned {
 		al = newAlignment(ctx, messages)
@@ -406,8 +407,10 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 			if errors.Is(err, ErrSummaryNotSmaller) {
 				// This part cannot shrink; the rest of the conversation
 				// may. Plan around it for the rest of this compaction:
-				// routine, not a failure (the round's Err and the report
-				// say so), hence Debug.
+				// routine while another round is applied (the round's Err
+				// and the report say so), hence Debug here; a compaction
+				// that ends with nothing applied says so at Warn below.
+				lastRefusal = err
 				c.log.DebugContext(ctx, "summarization round refused: the summary was not smaller; trying the other parts",
 					"tier", plan.Tier, "messages", len(plan.Indices), "error", err)
 				if refused == nil {
@@ -432,6 +435,17 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("compaction: summarization cancelled: %w", err)
+	}
+	if lastRefusal != nil {
+		// A summarizer whose summary outgrows what it replaces is worth a
+		// Warn (the reference logs it), except in a Pipeline whose earlier
+		// stage already made room: there the refusal is routine.
+		level := slog.LevelWarn
+		if earlierStageChanged(ctx) {
+			level = slog.LevelDebug
+		}
+		c.log.Log(ctx, level, "summarization kept a part verbatim: its summary was not smaller than what it would replace",
+			"summarized", summarized, "error", lastRefusal)
 	}
 	if !summarized {
 		return nil, nil
