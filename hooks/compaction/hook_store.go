@@ -115,42 +115,50 @@ type sharedFound struct {
 }
 
 // sharedFind asks the store for the longest prefix of messages with a
-// published compaction, else one being compacted.
+// published compaction, else one being compacted. It reads the index
+// lists of messages' anchors (storeAnchors), longest first, and stops at
+// the first list that gives a published result: the lists after it hold
+// shorter prefixes only.
 func (h *CompactionHook) sharedFind(ctx context.Context, messages []*schema.Message) (f sharedFound, ok bool) {
-	conv, _, ok := h.storeKeys(messages, len(messages))
-	if !ok || !h.sharing.up() {
+	anchors := storeAnchors(messages, len(messages))
+	if len(anchors) == 0 || !h.sharing.up() {
 		return f, false
 	}
 	sctx, cancel := h.storeCtx(ctx)
 	defer cancel()
-	keys, err := h.sharing.store.Lookup(sctx, conv)
-	if err != nil {
-		h.storeFailed(ctx, "lookup", err)
-		return f, false
-	}
 	heldN := 0
-	for _, key := range keys {
-		n, ok := keyLength(key)
-		if !ok || n > len(messages) || n <= f.n || h.prefixKey(messages[:n]) != key {
-			continue
-		}
-		raw, held, err := h.sharing.store.Load(sctx, key)
+	for _, anchor := range anchors {
+		keys, err := h.sharing.store.Lookup(sctx, h.convKey(messages[:anchor]))
 		if err != nil {
-			h.storeFailed(ctx, "load", err)
+			h.storeFailed(ctx, "lookup", err)
 			return sharedFound{}, false
 		}
-		if raw == nil {
-			if held && n > heldN {
-				f.held, heldN = key, n
+		for _, key := range keys {
+			n, ok := keyLength(key)
+			if !ok || n > len(messages) || n <= f.n || h.prefixKey(messages[:n]) != key {
+				continue
 			}
-			continue
+			raw, held, err := h.sharing.store.Load(sctx, key)
+			if err != nil {
+				h.storeFailed(ctx, "load", err)
+				return sharedFound{}, false
+			}
+			if raw == nil {
+				if held && n > heldN {
+					f.held, heldN = key, n
+				}
+				continue
+			}
+			result, err := decodeEntry(raw, key, messages[:n])
+			if err != nil {
+				h.log.WarnContext(ctx, "compaction store: entry refused", "error", err.Error())
+				continue
+			}
+			f.n, f.result = n, result
 		}
-		result, err := decodeEntry(raw, key, messages[:n])
-		if err != nil {
-			h.log.WarnContext(ctx, "compaction store: entry refused", "error", err.Error())
-			continue
+		if f.result != nil {
+			break
 		}
-		f.n, f.result = n, result
 	}
 	if f.result == nil && f.held != "" {
 		f.n = heldN

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,17 +53,42 @@ func (h *CompactionHook) storeScopeOf(identity, scope string) Digest {
 	return sha256.Sum256([]byte(b.String()))
 }
 
-// storeKeys returns the keys of messages[:n] in the store: conv, filing
-// every prefix of the conversation (its system messages and first other
-// message, under the hook's scope), and key, naming this prefix (its length
-// and scoped prefix digest). ok is false when the conversation has no
-// message but system ones.
+// storeKeys returns the keys of messages[:n] in the store: conv, the index
+// list the prefix is filed under (convKey of its longest anchor), and key,
+// naming this prefix (its length and scoped prefix digest). ok is false
+// when the conversation has no message but system ones, or n ends before
+// its first other message.
 func (h *CompactionHook) storeKeys(messages []*schema.Message, n int) (conv, key string, ok bool) {
-	a := anchorIndex(messages)
-	if a < 0 || n <= a {
+	anchors := storeAnchors(messages, n)
+	if len(anchors) == 0 {
 		return "", "", false
 	}
-	return h.convKey(messages[:a+1]), h.prefixKey(messages[:n]), true
+	return h.convKey(messages[:anchors[0]]), h.prefixKey(messages[:n]), true
+}
+
+// storeAnchors returns the lengths of the index lists a prefix of n
+// messages may be filed under, longest first: the conversation's opening
+// (its system messages and first other message), then twice, four times,
+// ... its length, up to n. A prefix is filed under its longest anchor, so a
+// list holds the prefixes of conversations that agree on every message up
+// to the anchor. Conversations sharing only an opening (one system prompt
+// and one first question for every user) then share one short list, for
+// the prefixes compacted before the opening's double, instead of one list
+// for everything, where a burst of claims pushed the keys out before
+// another replica looked them up (issue 30 item 2). A lookup reads at most
+// log2(n / opening) + 1 lists, longest first, and stops at the first that
+// holds a published result.
+func storeAnchors(messages []*schema.Message, n int) []int {
+	a := anchorIndex(messages)
+	if a < 0 || n <= a {
+		return nil
+	}
+	var out []int
+	for l := a + 1; l <= n; l *= 2 {
+		out = append(out, l)
+	}
+	slices.Reverse(out)
+	return out
 }
 
 func (h *CompactionHook) convKey(head []*schema.Message) string {
