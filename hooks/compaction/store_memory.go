@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -11,15 +12,20 @@ import (
 
 // MemoryStore is a Store held in one process: hooks of one process that
 // serve the same conversations (several agents, several hook values) share
-// compactions through it. Entries and leases expire with their ttl. It is
+// compactions through it. Entries and leases expire with their ttl, and
+// what expired is freed: at most once a second (memSweepEvery), a call
+// drops every expired entry and lease and the index keys and lists that
+// name nothing live any more, so what a MemoryStore holds is what is live
+// plus at most a second's expiries (TestMemoryStoreFreesExpired). It is
 // safe for concurrent use. The zero value is not usable; see NewMemoryStore.
 type MemoryStore struct {
-	mu      sync.Mutex
-	now     func() time.Time
-	entries map[string]memEntry
-	leases  map[string]memEntry // Token in data
-	index   map[string][]string
-	changed chan struct{} // closed and replaced at every Publish
+	mu        sync.Mutex
+	now       func() time.Time
+	entries   map[string]memEntry
+	leases    map[string]memEntry // Token in data
+	index     map[string][]string
+	changed   chan struct{} // closed and replaced at every Publish
+	nextSweep time.Time
 }
 
 type memEntry struct {
@@ -29,6 +35,11 @@ type memEntry struct {
 
 // memIndexLen bounds the keys filed under one conversation.
 const memIndexLen = 32
+
+// memSweepEvery is how often a MemoryStore frees what expired: a sweep
+// reads everything it holds once, so one a second costs a store of n
+// entries O(n) a second however many calls it serves.
+const memSweepEvery = time.Second
 
 // NewMemoryStore returns an empty MemoryStore.
 func NewMemoryStore() *MemoryStore {
@@ -47,10 +58,58 @@ func (s *MemoryStore) live(m map[string]memEntry, key string) (memEntry, bool) {
 	return e, ok
 }
 
+// sweep frees what expired, when memSweepEvery has passed since the last
+// sweep. Called with s.mu held, by every method.
+func (s *MemoryStore) sweep() {
+	now := s.now()
+	if now.Before(s.nextSweep) {
+		return
+	}
+	s.nextSweep = now.Add(memSweepEvery)
+	s.entries = dropExpired(s.entries, now)
+	s.leases = dropExpired(s.leases, now)
+	dropped := 0
+	for conv, keys := range s.index {
+		kept := slices.DeleteFunc(keys, func(k string) bool {
+			_, entry := s.entries[k]
+			_, lease := s.leases[k]
+			return !entry && !lease
+		})
+		if len(kept) == 0 {
+			delete(s.index, conv)
+			dropped++
+		} else {
+			s.index[conv] = kept
+		}
+	}
+	if dropped > len(s.index) {
+		s.index = shrunk(s.index)
+	}
+}
+
+// dropExpired deletes m's expired values. A map that lost more than it
+// kept is copied, since a Go map never gives back the room it grew to.
+func dropExpired(m map[string]memEntry, now time.Time) map[string]memEntry {
+	before := len(m)
+	maps.DeleteFunc(m, func(_ string, e memEntry) bool { return !now.Before(e.expires) })
+	if before-len(m) > len(m) {
+		return shrunk(m)
+	}
+	return m
+}
+
+// shrunk is a copy of m sized for what it holds.
+func shrunk[V any](m map[string]V) map[string]V {
+	out := make(map[string]V, len(m))
+	maps.Copy(out, m)
+	return out
+}
+
 // Lookup implements Store.
 func (s *MemoryStore) Lookup(_ context.Context, conv string) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.sweep()
 	return slices.Clone(s.index[conv]), nil
 }
 
@@ -58,6 +117,7 @@ func (s *MemoryStore) Lookup(_ context.Context, conv string) ([]string, error) {
 func (s *MemoryStore) Load(_ context.Context, key string) ([]byte, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.sweep()
 	e, ok := s.live(s.entries, key)
 	_, held := s.live(s.leases, key)
 	if !ok {
@@ -73,6 +133,7 @@ func (s *MemoryStore) Claim(_ context.Context, conv, key string, ttl time.Durati
 	token := hex.EncodeToString(b[:])
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.sweep()
 	if _, ok := s.live(s.entries, key); ok {
 		return Lease{}, nil
 	}
@@ -90,6 +151,7 @@ func (s *MemoryStore) Claim(_ context.Context, conv, key string, ttl time.Durati
 func (s *MemoryStore) Publish(_ context.Context, l Lease, entry []byte, ttl time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.sweep()
 	cur, ok := s.live(s.leases, l.Key)
 	if !ok || string(cur.data) != l.Token {
 		return ErrLeaseLost
