@@ -117,10 +117,20 @@ type HookConfig struct {
 	// before trying it again: long enough that a store that is down costs
 	// a run one timeout every few seconds, not one per call. Default 5s.
 	StoreCooldown time.Duration
-	// StoreLease is how long a claim on a conversation prefix holds while
-	// its compaction is written, and so the longest another hook waits for
-	// it. Default 2 minutes.
+	// StoreLease is the longest a claim on a conversation prefix holds
+	// while its compaction is written, and so the longest another hook
+	// waits for it: the holder renews its claim (StoreLiveness) while its
+	// compactor runs, up to this long. Default 2 minutes.
 	StoreLease time.Duration
+	// StoreLiveness is how long a claim holds without being renewed. The
+	// holder renews it every third of this while its compactor runs and
+	// ends it (token-fenced, retried on a fresh bounded ctx) on every path,
+	// so a holder that dies, hangs, is closed or loses its link to the
+	// store keeps the other hooks waiting at most this long, plus the
+	// store's poll (docs/deployment.md). At most StoreLease. Default 3s,
+	// or 4×StoreTimeout when that is longer; must be at least
+	// 2×StoreTimeout, so that a renewal ends before the claim does.
+	StoreLiveness time.Duration
 	// StoreTTL is how long a shared result is kept. Default 10 minutes.
 	StoreTTL time.Duration
 

@@ -229,11 +229,21 @@ func (h *CompactionHook) runJob(j *job) {
 	}()
 	if j.shared {
 		j.result, j.err = h.awaitShared(j)
+		if j.background && errors.Is(j.err, errNotShared) && j.ctx.Err() == nil {
+			// The other hook's compaction did not come: a prepared job
+			// compacts itself here, in the background, rather than leave
+			// the trigger to compact synchronously.
+			j.shared = false
+			j.result, j.err = h.compactor.Compact(j.ctx, j.snapshot, j.target, h.counter)
+		}
 		// Waiting in vain says nothing about the compactor: like a job
 		// cut short, it gives way at once (preparesAgain).
 		j.cut = j.cut || errors.Is(j.err, errNotShared)
 	} else {
-		j.result, j.err = h.compactor.Compact(j.ctx, j.snapshot, j.target, h.counter)
+		func() {
+			defer h.holdLease(j)()
+			j.result, j.err = h.compactor.Compact(j.ctx, j.snapshot, j.target, h.counter)
+		}()
 	}
 	j.duration = time.Since(j.started)
 	if (j.background || j.lease.Held()) && j.err == nil && j.result != nil {

@@ -116,6 +116,10 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	h.share(ctx, j, messages)
 	if !h.addJob(ctx, j, now) || !h.start(j) {
 		j.cancel()
+		if j.lease.Held() {
+			// Claimed, never started (closed, or no room): end it now.
+			h.endLease(ctx, j.lease, nil)
+		}
 		return false
 	}
 	if h.log.Enabled(ctx, slog.LevelDebug) {

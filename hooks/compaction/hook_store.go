@@ -29,6 +29,15 @@ import (
 //   - none: it claims the conversation as it stands (a lease), compacts it,
 //     and publishes the result, or ends the lease when there is none.
 //
+// A lease lives StoreLiveness (3 s) unless renewed. Its holder renews it
+// every third of that while the compactor runs (at most StoreLease in
+// all), and ends it, token-fenced, on every path: the job published or
+// failed, the hook was closed or had no room for the job before it
+// started, filing the claim failed. A failed end is retried on a fresh
+// bounded ctx. A holder that dies, hangs or loses its link stops renewing,
+// so another hook waits for it at most StoreLiveness and then compacts
+// itself (issue 30 item 1).
+//
 // Results are keyed by the scoped prefix digest of the messages they
 // replace (storeKeys): the conversation, to the last message, by content,
 // together with the compactor's identity and settings, HookConfig.StoreScope,
@@ -46,7 +55,12 @@ const (
 	defaultStoreCooldown = 5 * time.Second
 	defaultStoreTimeout  = 250 * time.Millisecond
 	defaultStoreLease    = 2 * time.Minute
+	defaultStoreLiveness = 3 * time.Second
 	defaultStoreTTL      = defaultPreparedMaxAge
+	// storeEndAttempts is how many times a holder tries to end its lease
+	// (publish or release), StoreTimeout apart: a blip of the link shorter
+	// than that does not leave the lease to expire.
+	storeEndAttempts = 3
 )
 
 // newSharing validates cfg's store settings for h.
@@ -61,13 +75,23 @@ func newSharing(h *CompactionHook, cfg *HookConfig) (*sharing, error) {
 		v    time.Duration
 		to   *time.Duration
 	}{{"StoreTimeout", cfg.StoreTimeout, &s.timeout}, {"StoreCooldown", cfg.StoreCooldown, &s.cooldown},
-		{"StoreLease", cfg.StoreLease, &s.lease}, {"StoreTTL", cfg.StoreTTL, &s.ttl}} {
+		{"StoreLease", cfg.StoreLease, &s.lease}, {"StoreTTL", cfg.StoreTTL, &s.ttl},
+		{"StoreLiveness", cfg.StoreLiveness, &s.liveness}} {
 		if d.v < 0 {
 			return nil, fmt.Errorf("compaction: HookConfig.%s must be positive (or 0: default), got %v", d.name, d.v)
 		}
 		if d.v > 0 {
 			*d.to = d.v
 		}
+	}
+	if cfg.StoreLiveness == 0 {
+		s.liveness = min(max(defaultStoreLiveness, 4*s.timeout), s.lease)
+	}
+	if s.liveness > s.lease {
+		return nil, fmt.Errorf("compaction: HookConfig.StoreLiveness must be at most StoreLease (%v), got %v", s.lease, s.liveness)
+	}
+	if s.liveness < 2*s.timeout {
+		return nil, fmt.Errorf("compaction: HookConfig.StoreLiveness must be at least twice StoreTimeout (%v), got %v", s.timeout, s.liveness)
 	}
 	s.scope = h.storeScopeOf(id.CompactionIdentity(), cfg.StoreScope)
 	return s, nil
@@ -79,7 +103,8 @@ type sharing struct {
 	scope    Digest
 	timeout  time.Duration
 	cooldown time.Duration
-	lease    time.Duration
+	lease    time.Duration // the longest a claim is held, renewals included
+	liveness time.Duration // a claim's life without renewal
 	ttl      time.Duration
 	// downUntil is when the store may be tried again after a failure, in
 	// UnixNano; 0: up.
@@ -189,8 +214,13 @@ func (h *CompactionHook) share(ctx context.Context, j *job, messages []*schema.M
 	}
 	sctx, cancel := h.storeCtx(ctx)
 	defer cancel()
-	lease, err := h.sharing.store.Claim(sctx, conv, key, h.sharing.lease)
+	lease, err := h.sharing.store.Claim(sctx, conv, key, h.sharing.liveness)
 	if err != nil {
+		if lease.Held() {
+			// Taken but not filed: end it, or the others would wait for
+			// a compaction nobody writes.
+			h.endLease(ctx, lease, nil)
+		}
 		h.storeFailed(ctx, "claim", err)
 		return
 	}
@@ -257,8 +287,6 @@ func (h *CompactionHook) publishShared(j *job) {
 	if !j.lease.Held() {
 		return
 	}
-	ctx, cancel := h.storeCtx(context.WithoutCancel(j.values))
-	defer cancel()
 	var entry []byte
 	if j.err == nil && j.result != nil && !j.refused && checkShared(j.snapshot, j.result) == nil {
 		var err error
@@ -267,13 +295,81 @@ func (h *CompactionHook) publishShared(j *job) {
 			entry = nil
 		}
 	}
-	if err := h.sharing.store.Publish(ctx, j.lease, entry, h.sharing.ttl); err != nil {
-		if errors.Is(err, ErrLeaseLost) {
-			h.log.WarnContext(j.values, "compaction store: lease expired before the compaction finished; its result was not shared",
-				"key", j.lease.Key, "lease", h.sharing.lease)
+	h.endLease(j.values, j.lease, entry)
+}
+
+// endLease publishes entry under l, or with a nil entry ends l, trying
+// storeEndAttempts times, each on a fresh ctx bounded by StoreTimeout (a
+// run that ended must not strand the others), StoreTimeout apart. A lease
+// that is no longer l's (expired, maybe taken by another) ends the tries.
+// When every try fails, l expires by itself within StoreLiveness, since
+// nothing renews it any more.
+func (h *CompactionHook) endLease(values context.Context, l Lease, entry []byte) {
+	values = context.WithoutCancel(values)
+	var err error
+	for attempt := range storeEndAttempts {
+		if attempt > 0 {
+			time.Sleep(h.sharing.timeout)
+		}
+		ctx, cancel := context.WithTimeout(values, h.sharing.timeout)
+		err = h.sharing.store.Publish(ctx, l, entry, h.sharing.ttl)
+		cancel()
+		if err == nil {
 			return
 		}
-		h.storeFailed(j.values, "publish", err)
+		if errors.Is(err, ErrLeaseLost) {
+			if attempt == 0 {
+				h.log.WarnContext(values, "compaction store: lease expired before the compaction finished; its result was not shared",
+					"key", l.Key, "liveness", h.sharing.liveness)
+			}
+			// After a failed try, the lost lease may be that try's own
+			// success whose answer did not arrive.
+			return
+		}
+	}
+	h.storeFailed(values, "publish", err)
+}
+
+// holdLease renews j's lease every third of StoreLiveness until stop is
+// called or StoreLease has passed since the job started; stop returns once
+// no renewal runs. A renewal that fails is tried again at the next tick:
+// the lease outlives one missed renewal. A lease found lost is not renewed
+// again.
+func (h *CompactionHook) holdLease(j *job) (stop func()) {
+	if !j.lease.Held() {
+		return func() {}
+	}
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(h.sharing.liveness / 3)
+		defer t.Stop()
+		until := j.started.Add(h.sharing.lease)
+		reported := false
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				if !now.Before(until) {
+					return // held as long as any hook waits for it
+				}
+			}
+			ctx, cancel := context.WithTimeout(j.values, h.sharing.timeout)
+			err := h.sharing.store.Renew(ctx, j.lease, h.sharing.liveness)
+			cancel()
+			switch {
+			case errors.Is(err, ErrLeaseLost):
+				return
+			case err != nil && !reported:
+				reported = true
+				h.storeFailed(j.values, "renew", err)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
 	}
 }
 

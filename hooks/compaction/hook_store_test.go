@@ -325,6 +325,9 @@ func (s *failingStore) Publish(ctx context.Context, _ Lease, _ []byte, _ time.Du
 	return s.err(ctx)
 }
 func (s *failingStore) Wait(ctx context.Context, _ string) error { return s.err(ctx) }
+func (s *failingStore) Renew(ctx context.Context, _ Lease, _ time.Duration) error {
+	return s.err(ctx)
+}
 
 // TestSharedStoreDownCompactsLocally: a store that fails or hangs costs a
 // run at most one bounded call: the hook compacts as without it, and leaves

@@ -38,8 +38,14 @@ type Store interface {
 	Load(ctx context.Context, key string) (entry []byte, held bool, err error)
 	// Claim takes the lease on key for ttl and files key under conv. The
 	// zero Lease with a nil error means another holder has it, or an entry
-	// is published under key already.
+	// is published under key already. A held Lease may come with an error
+	// (the lease was taken, filing it failed): the hook then ends it.
 	Claim(ctx context.Context, conv, key string, ttl time.Duration) (Lease, error)
+	// Renew extends the lease to ttl from now, only while it is still the
+	// caller's (else ErrLeaseLost). The hook renews its leases while its
+	// compactor runs, so that a lease outlives its holder by at most one
+	// ttl (HookConfig.StoreLiveness).
+	Renew(ctx context.Context, lease Lease, ttl time.Duration) error
 	// Publish stores entry under the lease's key, with ttl, and ends the
 	// lease, only while the lease is still the key's (fencing: a holder
 	// whose lease expired, and maybe went to another, writes nothing and

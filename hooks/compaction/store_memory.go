@@ -165,6 +165,20 @@ func (s *MemoryStore) Publish(_ context.Context, l Lease, entry []byte, ttl time
 	return nil
 }
 
+// Renew implements Store.
+func (s *MemoryStore) Renew(_ context.Context, l Lease, ttl time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sweep()
+	cur, ok := s.live(s.leases, l.Key)
+	if !ok || string(cur.data) != l.Token {
+		return ErrLeaseLost
+	}
+	cur.expires = s.now().Add(ttl)
+	s.leases[l.Key] = cur
+	return nil
+}
+
 // Wait implements Store. A lease that expires without a Publish is noticed
 // at its expiry.
 func (s *MemoryStore) Wait(ctx context.Context, key string) error {

@@ -4,7 +4,7 @@
 //
 // What is stored, under Config.KeyPrefix: for each conversation prefix being
 // compacted, a lease (a random token, SET NX PX, expiring after the hook's
-// StoreLease); for each one compacted, the hook's encoded result (the
+// StoreLiveness unless its holder renews it); for each one compacted, the hook's encoded result (the
 // summary and the messages it keeps, which are conversation content),
 // expiring after the hook's StoreTTL; and for each conversation, a list of
 // the prefixes filed under it, expiring after Config.IndexTTL. Nothing else:
@@ -251,6 +251,24 @@ func (s *Store) Publish(ctx context.Context, l compaction.Lease, entry []byte, t
 	got, err := publishScript.Run(ctx, s.c, []string{s.leaseKey(l.Key), s.entryKey(l.Key)}, l.Token, value, store, ttl.Milliseconds()).Int()
 	if err != nil {
 		return fmt.Errorf("redis: publish: %w", err)
+	}
+	if got != 1 {
+		return compaction.ErrLeaseLost
+	}
+	return nil
+}
+
+// renewScript extends the lease only while it holds the caller's token.
+var renewScript = goredis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`)
+
+// Renew implements compaction.Store.
+func (s *Store) Renew(ctx context.Context, l compaction.Lease, ttl time.Duration) error {
+	got, err := renewScript.Run(ctx, s.c, []string{s.leaseKey(l.Key)}, l.Token, ttl.Milliseconds()).Int()
+	if err != nil {
+		return fmt.Errorf("redis: renew: %w", err)
 	}
 	if got != 1 {
 		return compaction.ErrLeaseLost
