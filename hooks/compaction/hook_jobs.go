@@ -68,6 +68,7 @@ type job struct {
 	preset []*schema.Message
 	remote string
 	lease  Lease
+	unhold func() // stops renewing lease (holdLease); nil until then
 }
 
 // failed reports whether the finished job j left nothing to apply: the
@@ -240,10 +241,9 @@ func (h *CompactionHook) runJob(j *job) {
 		// cut short, it gives way at once (preparesAgain).
 		j.cut = j.cut || errors.Is(j.err, errNotShared)
 	} else {
-		func() {
-			defer h.holdLease(j)()
-			j.result, j.err = h.compactor.Compact(j.ctx, j.snapshot, j.target, h.counter)
-		}()
+		// Renewed until publishShared has ended the lease.
+		j.unhold = h.holdLease(j)
+		j.result, j.err = h.compactor.Compact(j.ctx, j.snapshot, j.target, h.counter)
 	}
 	j.duration = time.Since(j.started)
 	if (j.background || j.lease.Held()) && j.err == nil && j.result != nil {

@@ -57,10 +57,6 @@ const (
 	defaultStoreLease    = 2 * time.Minute
 	defaultStoreLiveness = 3 * time.Second
 	defaultStoreTTL      = defaultPreparedMaxAge
-	// storeEndAttempts is how many times a holder tries to end its lease
-	// (publish or release), StoreTimeout apart: a blip of the link shorter
-	// than that does not leave the lease to expire.
-	storeEndAttempts = 3
 )
 
 // newSharing validates cfg's store settings for h.
@@ -287,6 +283,11 @@ func (h *CompactionHook) publishShared(j *job) {
 	if !j.lease.Held() {
 		return
 	}
+	if j.unhold != nil {
+		// Renewed while the lease is being ended, so that tries spread
+		// over a blip of the link do not find it expired.
+		defer j.unhold()
+	}
 	var entry []byte
 	if j.err == nil && j.result != nil && !j.refused && checkShared(j.snapshot, j.result) == nil {
 		var err error
@@ -298,36 +299,36 @@ func (h *CompactionHook) publishShared(j *job) {
 	h.endLease(j.values, j.lease, entry)
 }
 
-// endLease publishes entry under l, or with a nil entry ends l, trying
-// storeEndAttempts times, each on a fresh ctx bounded by StoreTimeout (a
-// run that ended must not strand the others), StoreTimeout apart. A lease
-// that is no longer l's (expired, maybe taken by another) ends the tries.
-// When every try fails, l expires by itself within StoreLiveness, since
-// nothing renews it any more.
+// endLease publishes entry under l, or with a nil entry ends l. Each try
+// runs on a fresh ctx bounded by StoreTimeout (a run that ended must not
+// strand the others), and a failed one is tried again StoreTimeout later,
+// for StoreLiveness at most: past that the lease has expired by itself,
+// unless the renewals get through, and then so does a try. A lease that
+// is no longer l's (expired, maybe taken by another) ends the tries.
 func (h *CompactionHook) endLease(values context.Context, l Lease, entry []byte) {
 	values = context.WithoutCancel(values)
-	var err error
-	for attempt := range storeEndAttempts {
-		if attempt > 0 {
-			time.Sleep(h.sharing.timeout)
-		}
+	until := time.Now().Add(h.sharing.liveness)
+	for attempt := 0; ; attempt++ {
 		ctx, cancel := context.WithTimeout(values, h.sharing.timeout)
-		err = h.sharing.store.Publish(ctx, l, entry, h.sharing.ttl)
+		err := h.sharing.store.Publish(ctx, l, entry, h.sharing.ttl)
 		cancel()
-		if err == nil {
+		switch {
+		case err == nil:
 			return
-		}
-		if errors.Is(err, ErrLeaseLost) {
+		case errors.Is(err, ErrLeaseLost):
+			// After a failed try, the lost lease may be that try's own
+			// success whose answer did not arrive.
 			if attempt == 0 {
 				h.log.WarnContext(values, "compaction store: lease expired before the compaction finished; its result was not shared",
 					"key", l.Key, "liveness", h.sharing.liveness)
 			}
-			// After a failed try, the lost lease may be that try's own
-			// success whose answer did not arrive.
+			return
+		case !time.Now().Add(h.sharing.timeout).Before(until):
+			h.storeFailed(values, "publish", err)
 			return
 		}
+		time.Sleep(h.sharing.timeout)
 	}
-	h.storeFailed(values, "publish", err)
 }
 
 // holdLease renews j's lease every third of StoreLiveness until stop is

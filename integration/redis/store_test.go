@@ -59,6 +59,14 @@ func (r replica) summarizerCalls() int { return len(r.llm.Requests()) }
 // edit the store's Config.
 func newReplica(t *testing.T, client goredis.UniversalClient, respond openaitest.Responder, prepare bool, opts ...func(*Config)) replica {
 	t.Helper()
+	return newReplicaWith(t, client, respond, prepare, nil, opts...)
+}
+
+// newReplicaWith is newReplica with edit applied to the hook's config last
+// (it may wrap the Store).
+func newReplicaWith(t *testing.T, client goredis.UniversalClient, respond openaitest.Responder, prepare bool,
+	edit func(*compaction.HookConfig), opts ...func(*Config)) replica {
+	t.Helper()
 	ctx := context.Background()
 	if respond == nil {
 		respond = func(*openaitest.Request) (*openaitest.Reply, error) {
@@ -96,6 +104,9 @@ func newReplica(t *testing.T, client goredis.UniversalClient, respond openaitest
 		Store: store, StoreCooldown: time.Millisecond, StoreTimeout: ioTimeout}
 	if prepare {
 		cfg.PrepareAt = (size(3) + size(4)) / 2 / window
+	}
+	if edit != nil {
+		edit(cfg)
 	}
 	h, err := compaction.NewCompactionHook(ctx, cfg)
 	if err != nil {

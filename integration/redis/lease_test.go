@@ -1,0 +1,269 @@
+package redis
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction"
+	"github.com/einocompact/einocompact/internal/redistest"
+	"github.com/einocompact/einocompact/openaitest"
+)
+
+// strandBound is the longest a replica may wait, with default settings, for
+// a compaction whose holder died, hung, was closed or lost its link: the
+// default StoreLiveness (3 s) plus room for a loaded machine.
+const strandBound = 5 * time.Second
+
+// watchedStore is a replica's real Store with its waits and renewals
+// counted: waiting is closed at the first Wait, renewed once three
+// renewals got through.
+type watchedStore struct {
+	compaction.Store
+	waits, renewals   atomic.Int32
+	claims            atomic.Int32
+	waitOnce, renOnce sync.Once
+	waiting, renewed  chan struct{}
+}
+
+func watch(s compaction.Store) *watchedStore {
+	return &watchedStore{Store: s, waiting: make(chan struct{}), renewed: make(chan struct{})}
+}
+
+func (w *watchedStore) Wait(ctx context.Context, key string) error {
+	w.waits.Add(1)
+	w.waitOnce.Do(func() { close(w.waiting) })
+	return w.Store.Wait(ctx, key)
+}
+
+func (w *watchedStore) Claim(ctx context.Context, conv, key string, ttl time.Duration) (compaction.Lease, error) {
+	w.claims.Add(1)
+	return w.Store.Claim(ctx, conv, key, ttl)
+}
+
+func (w *watchedStore) Renew(ctx context.Context, l compaction.Lease, ttl time.Duration) error {
+	err := w.Store.Renew(ctx, l, ttl)
+	if err == nil && w.renewals.Add(1) == 3 {
+		w.renOnce.Do(func() { close(w.renewed) })
+	}
+	return err
+}
+
+// watched makes a replica's hook use a watchedStore, returned in *out.
+func watched(out **watchedStore) func(*compaction.HookConfig) {
+	return func(cfg *compaction.HookConfig) {
+		*out = watch(cfg.Store)
+		cfg.Store = *out
+	}
+}
+
+// holderClient is a client of addr as NewClient makes it, with the
+// default timeout, closed when the test ends.
+func holderClient(t *testing.T, cfg ClientConfig) goredis.UniversalClient {
+	t.Helper()
+	c, err := NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// TestRedisLeaseNeverStrands (issue 30 item 1): replica A claims a
+// conversation and then does not finish normally; replica B, whose link is
+// fine, reaches the trigger for the same conversation. B waits at most
+// strandBound, then compacts itself (or gets A's result when A publishes
+// after a blip, or is merely slow), and the test logs how long B waited.
+// A runs with the default StoreTimeout and StoreLiveness. Before: B waited
+// out the whole lease (2 minutes by default) on every path but "slow
+// holder".
+func TestRedisLeaseNeverStrands(t *testing.T) {
+	tests := []struct {
+		name string
+		// holder makes A claim the conversation and misbehave; it returns
+		// once B may start.
+		holder     func(t *testing.T, srv *redistest.Server, b *watchedStore)
+		wantShared bool
+	}{
+		{name: "holder closed, claims and never starts", holder: closedHolder},
+		{name: "filing the claim fails", holder: unfiledClaim},
+		{name: "holder hangs", holder: func(t *testing.T, srv *redistest.Server, b *watchedStore) {
+			brokenLink(t, srv, b, (*redistest.Proxy).Hang)
+		}},
+		{name: "holder's link drops", holder: func(t *testing.T, srv *redistest.Server, b *watchedStore) {
+			brokenLink(t, srv, b, (*redistest.Proxy).Drop)
+		}},
+		{name: "holder's publish meets a 700ms blip", holder: blip, wantShared: true},
+		{name: "slow holder, alive", holder: slowHolder, wantShared: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := redistest.Start(t)
+			var bs *watchedStore
+			b := newReplicaWith(t, client(t, srv), nil, false, watched(&bs))
+			tc.holder(t, srv, bs)
+			msgs := copies(conv("lease", 6))
+			st := &hooks.State{Messages: msgs}
+			// The guard only ends a test that failed; B's wait is measured.
+			ctx, cancel := context.WithTimeout(context.Background(), 4*strandBound)
+			defer cancel()
+			start := time.Now()
+			r, err := b.hook.Decide(ctx, st)
+			waited := time.Since(start)
+			t.Logf("%s: B waited %v", tc.name, waited.Round(time.Millisecond))
+			if err != nil || !r.Compacted {
+				t.Fatalf("B: err=%v compacted=%v", err, r.Compacted)
+			}
+			if waited > strandBound {
+				t.Fatalf("B waited %v for A, want at most %v", waited, strandBound)
+			}
+			if r.Shared != tc.wantShared {
+				t.Fatalf("B shared=%v, want %v", r.Shared, tc.wantShared)
+			}
+			checkKept(t, msgs, st.Messages)
+		})
+	}
+}
+
+// closedHolder: A, closed, reaches PrepareAt: it claims the conversation
+// (its key is filed) but starts no job.
+func closedHolder(t *testing.T, srv *redistest.Server, _ *watchedStore) {
+	var as *watchedStore
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{srv.Addr()}}), nil, true, holderDefaults(&as))
+	if err := a.hook.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.hook.Decide(context.Background(), &hooks.State{Messages: conv("lease", 4)}); err != nil {
+		t.Fatal(err)
+	}
+	if as.claims.Load() != 1 || filed(t, srv) != 1 {
+		t.Fatalf("A claimed %d times, %d keys filed; want its claim filed", as.claims.Load(), filed(t, srv))
+	}
+}
+
+// unfiledClaim: A's Redis user may not LPUSH, so its claim takes the lease
+// and then fails to file it; A compacts locally.
+func unfiledClaim(t *testing.T, srv *redistest.Server, _ *watchedStore) {
+	admin := client(t, srv)
+	if err := admin.Do(context.Background(), "ACL", "SETUSER", "holder", "on", ">pw", "~*", "&*", "+@all", "-lpush").Err(); err != nil {
+		t.Fatal(err)
+	}
+	var as *watchedStore
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{srv.Addr()}, Username: "holder", Password: "pw"}), nil, false,
+		holderDefaults(&as))
+	if r, err := a.hook.Decide(context.Background(), &hooks.State{Messages: conv("lease", 6)}); err != nil || !r.Compacted {
+		t.Fatalf("A: err=%v compacted=%v", err, r.Compacted)
+	}
+	if as.claims.Load() != 1 || filed(t, srv) != 0 {
+		t.Fatalf("A claimed %d times, %d keys filed; want one claim, not filed", as.claims.Load(), filed(t, srv))
+	}
+}
+
+// brokenLink: A claims and calls its summarizer, which answers only when
+// the test ends; then A's link to Redis breaks (the proxy hangs, as for a
+// frozen process, or drops).
+func brokenLink(t *testing.T, srv *redistest.Server, _ *watchedStore, breakLink func(*redistest.Proxy)) {
+	proxy := srv.Proxy(t)
+	asked, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	respond := func(*openaitest.Request) (*openaitest.Reply, error) {
+		once.Do(func() { close(asked) })
+		<-release
+		return openaitest.Text("A summary written too late."), nil
+	}
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{proxy.Addr()}}), respond, false, holderDefaults(new(*watchedStore)))
+	runHolder(t, a, release)
+	<-asked
+	breakLink(proxy)
+}
+
+// blip: A's summarizer answers once B waits; A's link is down for 700ms
+// from that moment, so A's publish fails until the link is back.
+func blip(t *testing.T, srv *redistest.Server, b *watchedStore) {
+	proxy := srv.Proxy(t)
+	asked := make(chan struct{})
+	var once sync.Once
+	respond := func(*openaitest.Request) (*openaitest.Reply, error) {
+		once.Do(func() { close(asked) })
+		<-b.waiting
+		proxy.Drop()
+		time.AfterFunc(700*time.Millisecond, proxy.Heal)
+		return openaitest.Text("The agent ran the build steps; the compiler output repeated one line."), nil
+	}
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{proxy.Addr()}}), respond, false, holderDefaults(new(*watchedStore)))
+	release := make(chan struct{})
+	runHolder(t, a, release)
+	close(release)
+	<-asked
+}
+
+// slowHolder: A's summarizer answers only once A renewed its lease three
+// times (StoreLiveness has passed) and B waits: the renewals keep B
+// waiting for A's result instead of compacting itself.
+func slowHolder(t *testing.T, srv *redistest.Server, b *watchedStore) {
+	var as *watchedStore
+	asked := make(chan struct{})
+	var once sync.Once
+	respond := func(*openaitest.Request) (*openaitest.Reply, error) {
+		once.Do(func() { close(asked) })
+		<-b.waiting
+		<-as.renewed
+		return openaitest.Text("The agent ran the build steps; the compiler output repeated one line."), nil
+	}
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{srv.Addr()}}), respond, false, holderDefaults(&as))
+	release := make(chan struct{})
+	runHolder(t, a, release)
+	close(release)
+	<-asked
+}
+
+// holderDefaults gives A the default store settings (newReplica's are a
+// loaded machine's) and a watched store.
+func holderDefaults(out **watchedStore) func(*compaction.HookConfig) {
+	return func(cfg *compaction.HookConfig) {
+		cfg.StoreTimeout, cfg.StoreCooldown = 0, 0
+		watched(out)(cfg)
+	}
+}
+
+// runHolder runs A's turn at the trigger in the background until it ends;
+// the test's end closes release (when not closed already) and cancels it.
+func runHolder(t *testing.T, a replica, release chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = a.hook.Decide(ctx, &hooks.State{Messages: conv("lease", 6)})
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+		cancel()
+		<-done
+	})
+}
+
+// filed is how many prefix keys are filed under any conversation.
+func filed(t *testing.T, srv *redistest.Server) int {
+	t.Helper()
+	c := client(t, srv)
+	ctx := context.Background()
+	lists, err := c.Keys(ctx, "test:conv:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range lists {
+		n += int(c.LLen(ctx, l).Val())
+	}
+	return n
+}
