@@ -81,3 +81,31 @@ func TestMemoryStoreFreesExpired(t *testing.T) {
 		t.Fatalf("live index: %v", keys)
 	}
 }
+
+// TestMemoryStoreRenew: a renewal extends only the caller's live lease.
+func TestMemoryStoreRenew(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{t: time.Unix(1_000_000, 0)}
+	s := NewMemoryStore()
+	s.now = clock.now
+	ctx := context.Background()
+	l, err := s.Claim(ctx, "conv", "1.key", 3*time.Second)
+	if err != nil || !l.Held() {
+		t.Fatalf("claim: %v %v", l, err)
+	}
+	clock.add(2 * time.Second)
+	if err := s.Renew(ctx, l, 3*time.Second); err != nil {
+		t.Fatalf("renewing a live lease: %v", err)
+	}
+	clock.add(2 * time.Second) // past the first expiry, within the renewed one
+	if _, held, _ := s.Load(ctx, "1.key"); !held {
+		t.Fatal("the renewed lease expired at its first expiry")
+	}
+	if err := s.Renew(ctx, Lease{Key: l.Key, Token: "other"}, time.Hour); err != ErrLeaseLost {
+		t.Fatalf("renewing with another token: %v, want ErrLeaseLost", err)
+	}
+	clock.add(2 * time.Second)
+	if err := s.Renew(ctx, l, time.Hour); err != ErrLeaseLost {
+		t.Fatalf("renewing an expired lease: %v, want ErrLeaseLost", err)
+	}
+}
