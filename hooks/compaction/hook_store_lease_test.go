@@ -58,8 +58,8 @@ func TestStoreLivenessValidated(t *testing.T) {
 		wantErr string
 	}{
 		{"defaults", func(*HookConfig) {}, ""},
-		{"longer than StoreLease", func(c *HookConfig) { c.StoreLease, c.StoreLiveness = time.Second, 2 * time.Second }, "StoreLiveness"},
-		{"under twice StoreTimeout", func(c *HookConfig) { c.StoreTimeout, c.StoreLiveness = time.Second, 1500 * time.Millisecond }, "StoreLiveness"},
+		{"longer than StoreLease", func(c *HookConfig) { c.StoreLease, c.StoreLiveness = time.Second, 2*time.Second }, "StoreLiveness"},
+		{"under twice StoreTimeout", func(c *HookConfig) { c.StoreTimeout, c.StoreLiveness = time.Second, 1500*time.Millisecond }, "StoreLiveness"},
 		{"negative", func(c *HookConfig) { c.StoreLiveness = -time.Second }, "StoreLiveness"},
 		{"default follows a long StoreTimeout", func(c *HookConfig) { c.StoreTimeout = 5 * time.Second }, ""},
 	}

@@ -20,10 +20,10 @@ import (
 // default StoreLiveness (3 s) plus room for a loaded machine.
 const strandBound = 5 * time.Second
 
-// watchedStore is a replica's real Store with its waits and renewals
+// leaseWatch is a replica's real Store with its waits and renewals
 // counted: waiting is closed at the first Wait, renewed once three
 // renewals got through.
-type watchedStore struct {
+type leaseWatch struct {
 	compaction.Store
 	waits, renewals   atomic.Int32
 	claims            atomic.Int32
@@ -31,22 +31,22 @@ type watchedStore struct {
 	waiting, renewed  chan struct{}
 }
 
-func watch(s compaction.Store) *watchedStore {
-	return &watchedStore{Store: s, waiting: make(chan struct{}), renewed: make(chan struct{})}
+func watch(s compaction.Store) *leaseWatch {
+	return &leaseWatch{Store: s, waiting: make(chan struct{}), renewed: make(chan struct{})}
 }
 
-func (w *watchedStore) Wait(ctx context.Context, key string) error {
+func (w *leaseWatch) Wait(ctx context.Context, key string) error {
 	w.waits.Add(1)
 	w.waitOnce.Do(func() { close(w.waiting) })
 	return w.Store.Wait(ctx, key)
 }
 
-func (w *watchedStore) Claim(ctx context.Context, conv, key string, ttl time.Duration) (compaction.Lease, error) {
+func (w *leaseWatch) Claim(ctx context.Context, conv, key string, ttl time.Duration) (compaction.Lease, error) {
 	w.claims.Add(1)
 	return w.Store.Claim(ctx, conv, key, ttl)
 }
 
-func (w *watchedStore) Renew(ctx context.Context, l compaction.Lease, ttl time.Duration) error {
+func (w *leaseWatch) Renew(ctx context.Context, l compaction.Lease, ttl time.Duration) error {
 	err := w.Store.Renew(ctx, l, ttl)
 	if err == nil && w.renewals.Add(1) == 3 {
 		w.renOnce.Do(func() { close(w.renewed) })
@@ -54,8 +54,8 @@ func (w *watchedStore) Renew(ctx context.Context, l compaction.Lease, ttl time.D
 	return err
 }
 
-// watched makes a replica's hook use a watchedStore, returned in *out.
-func watched(out **watchedStore) func(*compaction.HookConfig) {
+// watched makes a replica's hook use a leaseWatch, returned in *out.
+func watched(out **leaseWatch) func(*compaction.HookConfig) {
 	return func(cfg *compaction.HookConfig) {
 		*out = watch(cfg.Store)
 		cfg.Store = *out
@@ -87,15 +87,15 @@ func TestRedisLeaseNeverStrands(t *testing.T) {
 		name string
 		// holder makes A claim the conversation and misbehave; it returns
 		// once B may start.
-		holder     func(t *testing.T, srv *redistest.Server, b *watchedStore)
+		holder     func(t *testing.T, srv *redistest.Server, b *leaseWatch)
 		wantShared bool
 	}{
 		{name: "holder closed, claims and never starts", holder: closedHolder},
 		{name: "filing the claim fails", holder: unfiledClaim},
-		{name: "holder hangs", holder: func(t *testing.T, srv *redistest.Server, b *watchedStore) {
+		{name: "holder hangs", holder: func(t *testing.T, srv *redistest.Server, b *leaseWatch) {
 			brokenLink(t, srv, b, (*redistest.Proxy).Hang)
 		}},
-		{name: "holder's link drops", holder: func(t *testing.T, srv *redistest.Server, b *watchedStore) {
+		{name: "holder's link drops", holder: func(t *testing.T, srv *redistest.Server, b *leaseWatch) {
 			brokenLink(t, srv, b, (*redistest.Proxy).Drop)
 		}},
 		{name: "holder's publish meets a 700ms blip", holder: blip, wantShared: true},
@@ -105,7 +105,7 @@ func TestRedisLeaseNeverStrands(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t)
-			var bs *watchedStore
+			var bs *leaseWatch
 			b := newReplicaWith(t, client(t, srv), nil, false, watched(&bs))
 			tc.holder(t, srv, bs)
 			msgs := copies(conv("lease", 6))
@@ -133,8 +133,8 @@ func TestRedisLeaseNeverStrands(t *testing.T) {
 
 // closedHolder: A, closed, reaches PrepareAt: it claims the conversation
 // (its key is filed) but starts no job.
-func closedHolder(t *testing.T, srv *redistest.Server, _ *watchedStore) {
-	var as *watchedStore
+func closedHolder(t *testing.T, srv *redistest.Server, _ *leaseWatch) {
+	var as *leaseWatch
 	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{srv.Addr()}}), nil, true, holderDefaults(&as))
 	if err := a.hook.Close(context.Background()); err != nil {
 		t.Fatal(err)
@@ -149,12 +149,12 @@ func closedHolder(t *testing.T, srv *redistest.Server, _ *watchedStore) {
 
 // unfiledClaim: A's Redis user may not LPUSH, so its claim takes the lease
 // and then fails to file it; A compacts locally.
-func unfiledClaim(t *testing.T, srv *redistest.Server, _ *watchedStore) {
+func unfiledClaim(t *testing.T, srv *redistest.Server, _ *leaseWatch) {
 	admin := client(t, srv)
 	if err := admin.Do(context.Background(), "ACL", "SETUSER", "holder", "on", ">pw", "~*", "&*", "+@all", "-lpush").Err(); err != nil {
 		t.Fatal(err)
 	}
-	var as *watchedStore
+	var as *leaseWatch
 	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{srv.Addr()}, Username: "holder", Password: "pw"}), nil, false,
 		holderDefaults(&as))
 	if r, err := a.hook.Decide(context.Background(), &hooks.State{Messages: conv("lease", 6)}); err != nil || !r.Compacted {
@@ -168,7 +168,7 @@ func unfiledClaim(t *testing.T, srv *redistest.Server, _ *watchedStore) {
 // brokenLink: A claims and calls its summarizer, which answers only when
 // the test ends; then A's link to Redis breaks (the proxy hangs, as for a
 // frozen process, or drops).
-func brokenLink(t *testing.T, srv *redistest.Server, _ *watchedStore, breakLink func(*redistest.Proxy)) {
+func brokenLink(t *testing.T, srv *redistest.Server, _ *leaseWatch, breakLink func(*redistest.Proxy)) {
 	proxy := srv.Proxy(t)
 	asked, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -177,7 +177,7 @@ func brokenLink(t *testing.T, srv *redistest.Server, _ *watchedStore, breakLink 
 		<-release
 		return openaitest.Text("A summary written too late."), nil
 	}
-	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{proxy.Addr()}}), respond, false, holderDefaults(new(*watchedStore)))
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{proxy.Addr()}}), respond, false, holderDefaults(new(*leaseWatch)))
 	runHolder(t, a, release)
 	<-asked
 	breakLink(proxy)
@@ -185,7 +185,7 @@ func brokenLink(t *testing.T, srv *redistest.Server, _ *watchedStore, breakLink 
 
 // blip: A's summarizer answers once B waits; A's link is down for 700ms
 // from that moment, so A's publish fails until the link is back.
-func blip(t *testing.T, srv *redistest.Server, b *watchedStore) {
+func blip(t *testing.T, srv *redistest.Server, b *leaseWatch) {
 	proxy := srv.Proxy(t)
 	asked := make(chan struct{})
 	var once sync.Once
@@ -196,7 +196,7 @@ func blip(t *testing.T, srv *redistest.Server, b *watchedStore) {
 		time.AfterFunc(700*time.Millisecond, proxy.Heal)
 		return openaitest.Text("The agent ran the build steps; the compiler output repeated one line."), nil
 	}
-	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{proxy.Addr()}}), respond, false, holderDefaults(new(*watchedStore)))
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{proxy.Addr()}}), respond, false, holderDefaults(new(*leaseWatch)))
 	release := make(chan struct{})
 	runHolder(t, a, release)
 	close(release)
@@ -206,8 +206,8 @@ func blip(t *testing.T, srv *redistest.Server, b *watchedStore) {
 // slowHolder: A's summarizer answers only once A renewed its lease three
 // times (StoreLiveness has passed) and B waits: the renewals keep B
 // waiting for A's result instead of compacting itself.
-func slowHolder(t *testing.T, srv *redistest.Server, b *watchedStore) {
-	var as *watchedStore
+func slowHolder(t *testing.T, srv *redistest.Server, b *leaseWatch) {
+	var as *leaseWatch
 	asked := make(chan struct{})
 	var once sync.Once
 	respond := func(*openaitest.Request) (*openaitest.Reply, error) {
@@ -225,7 +225,7 @@ func slowHolder(t *testing.T, srv *redistest.Server, b *watchedStore) {
 
 // holderDefaults gives A the default store settings (newReplica's are a
 // loaded machine's) and a watched store.
-func holderDefaults(out **watchedStore) func(*compaction.HookConfig) {
+func holderDefaults(out **leaseWatch) func(*compaction.HookConfig) {
 	return func(cfg *compaction.HookConfig) {
 		cfg.StoreTimeout, cfg.StoreCooldown = 0, 0
 		watched(out)(cfg)
