@@ -87,6 +87,10 @@ func newSharing(h *CompactionHook, cfg *HookConfig) (*sharing, error) {
 		return nil, fmt.Errorf("compaction: HookConfig.StoreLiveness must be at most StoreLease (%v), got %v", s.lease, s.liveness)
 	}
 	if s.liveness < 2*s.timeout {
+		if cfg.StoreLiveness == 0 {
+			// The default was cut to StoreLease: that is what to change.
+			return nil, fmt.Errorf("compaction: HookConfig.StoreLease must be at least twice StoreTimeout (%v), got %v", s.timeout, s.lease)
+		}
 		return nil, fmt.Errorf("compaction: HookConfig.StoreLiveness must be at least twice StoreTimeout (%v), got %v", s.timeout, s.liveness)
 	}
 	s.scope = h.storeScopeOf(id.CompactionIdentity(), cfg.StoreScope)

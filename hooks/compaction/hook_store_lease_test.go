@@ -62,6 +62,7 @@ func TestStoreLivenessValidated(t *testing.T) {
 		{"under twice StoreTimeout", func(c *HookConfig) { c.StoreTimeout, c.StoreLiveness = time.Second, 1500*time.Millisecond }, "StoreLiveness"},
 		{"negative", func(c *HookConfig) { c.StoreLiveness = -time.Second }, "StoreLiveness"},
 		{"default follows a long StoreTimeout", func(c *HookConfig) { c.StoreTimeout = 5 * time.Second }, ""},
+		{"StoreLease under twice StoreTimeout", func(c *HookConfig) { c.StoreLease = 400 * time.Millisecond }, "StoreLease"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
