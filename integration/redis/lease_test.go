@@ -79,7 +79,7 @@ func holderClient(t *testing.T, cfg ClientConfig) goredis.UniversalClient {
 // fine, reaches the trigger for the same conversation. B waits at most
 // strandBound, then compacts itself (or gets A's result when A publishes
 // after a blip, or is merely slow), and the test logs how long B waited.
-// A runs with the default StoreTimeout and StoreLiveness. Before: B waited
+// A runs with the default StoreLiveness. Before: B waited
 // out the whole lease (2 minutes by default) on every path but "slow
 // holder".
 func TestRedisLeaseNeverStrands(t *testing.T) {
@@ -135,7 +135,7 @@ func TestRedisLeaseNeverStrands(t *testing.T) {
 // (its key is filed) but starts no job.
 func closedHolder(t *testing.T, srv *redistest.Server, _ *leaseWatch) {
 	var as *leaseWatch
-	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{srv.Addr()}}), nil, true, holderDefaults(&as))
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{srv.Addr()}}), nil, true, holderSettings(&as))
 	if err := a.hook.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func unfiledClaim(t *testing.T, srv *redistest.Server, _ *leaseWatch) {
 	}
 	var as *leaseWatch
 	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{srv.Addr()}, Username: "holder", Password: "pw"}), nil, false,
-		holderDefaults(&as))
+		holderSettings(&as))
 	if r, err := a.hook.Decide(context.Background(), &hooks.State{Messages: conv("lease", 6)}); err != nil || !r.Compacted {
 		t.Fatalf("A: err=%v compacted=%v", err, r.Compacted)
 	}
@@ -177,7 +177,7 @@ func brokenLink(t *testing.T, srv *redistest.Server, _ *leaseWatch, breakLink fu
 		<-release
 		return openaitest.Text("A summary written too late."), nil
 	}
-	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{proxy.Addr()}}), respond, false, holderDefaults(new(*leaseWatch)))
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{proxy.Addr()}}), respond, false, holderSettings(new(*leaseWatch)))
 	runHolder(t, a, release)
 	<-asked
 	breakLink(proxy)
@@ -196,7 +196,7 @@ func blip(t *testing.T, srv *redistest.Server, b *leaseWatch) {
 		time.AfterFunc(700*time.Millisecond, proxy.Heal)
 		return openaitest.Text("The agent ran the build steps; the compiler output repeated one line."), nil
 	}
-	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{proxy.Addr()}}), respond, false, holderDefaults(new(*leaseWatch)))
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{proxy.Addr()}}), respond, false, holderSettings(new(*leaseWatch)))
 	release := make(chan struct{})
 	runHolder(t, a, release)
 	close(release)
@@ -216,18 +216,21 @@ func slowHolder(t *testing.T, srv *redistest.Server, b *leaseWatch) {
 		<-as.renewed
 		return openaitest.Text("The agent ran the build steps; the compiler output repeated one line."), nil
 	}
-	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{srv.Addr()}}), respond, false, holderDefaults(&as))
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{srv.Addr()}}), respond, false, holderSettings(&as))
 	release := make(chan struct{})
 	runHolder(t, a, release)
 	close(release)
 	<-asked
 }
 
-// holderDefaults gives A the default store settings (newReplica's are a
-// loaded machine's) and a watched store.
-func holderDefaults(out **leaseWatch) func(*compaction.HookConfig) {
+// holderSettings gives A the default StoreLiveness (3 s), which bounds
+// B's wait, and a watched store. Its StoreTimeout is 1s rather than the
+// default 250ms: on a loaded machine (the race detector, other tests) a
+// 250ms bound fails A's own claim now and then, and A then never holds
+// what the test is about.
+func holderSettings(out **leaseWatch) func(*compaction.HookConfig) {
 	return func(cfg *compaction.HookConfig) {
-		cfg.StoreTimeout, cfg.StoreCooldown = 0, 0
+		cfg.StoreTimeout, cfg.StoreCooldown, cfg.StoreLiveness = time.Second, 0, 3*time.Second
 		watched(out)(cfg)
 	}
 }
