@@ -67,6 +67,6 @@ type Lease struct {
 // Held reports whether l holds a lease.
 func (l Lease) Held() bool { return l.Token != "" }
 
-// ErrLeaseLost is returned by Store.Publish when the lease expired and the
-// key's lease or entry is no longer the caller's.
+// ErrLeaseLost is returned by Store.Publish and Store.Renew when the lease
+// expired and the key's lease or entry is no longer the caller's.
 var ErrLeaseLost = errors.New("compaction: store lease lost")
