@@ -13,7 +13,9 @@ import (
 // identity stays short. The summarizer's model enters as its component
 // type; which model of that provider writes the summaries is not visible
 // here, so hooks whose summarizers differ only in the model name must say
-// so in HookConfig.StoreScope. TestSummarizationIdentityCoversEveryField
+// so in HookConfig.StoreScope. A function setting
+// (MaxCompletionTokensOption) enters as set or not, extractors as their
+// types. TestSummarizationIdentityCoversEveryField
 // and TestModelFreeIdentitiesCoverEveryField fail for a config field that
 // is neither here nor exempt with a reason (a logger, an observer).
 
@@ -28,8 +30,8 @@ func (c *SummarizationCompactor) CompactionIdentity() string {
 	for i, e := range c.ledger.extractors {
 		extractors[i] = fmt.Sprintf("%T", e)
 	}
-	return fmt.Sprintf("summarization/1 model=%s min_keep=%d approx=%d instruction=%s raise=%v max_input=%d max_text=%d aligned=%v max_output=%d ledger_off=%v ledger_max=%d ledger_remember=%d extractors=%s",
-		c.model, c.minKeep, c.approx, textID(c.instruction), c.raise, c.maxInput, c.maxText, c.aligned, c.maxOutput,
+	return fmt.Sprintf("summarization/1 model=%s min_keep=%d approx=%d instruction=%s raise=%v max_input=%d max_text=%d aligned=%v max_output=%d completion_option=%v ledger_off=%v ledger_max=%d ledger_remember=%d extractors=%s",
+		c.model, c.minKeep, c.approx, textID(c.instruction), c.raise, c.maxInput, c.maxText, c.aligned, c.maxOutput, c.outCap.completion != nil,
 		c.ledger.off, c.ledger.maxTokens, c.ledger.remember, strings.Join(extractors, ","))
 }
 

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/cloudwego/eino/components/model"
+
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
 )
 
@@ -31,7 +33,12 @@ func TestSummarizationIdentityCoversEveryField(t *testing.T) {
 		"MaxTextTokens":            func(c *SummarizationConfig) { c.MaxTextTokens = intp(100) },
 		"CacheAligned":             func(c *SummarizationConfig) { c.CacheAligned = true },
 		"MaxOutputTokens":          func(c *SummarizationConfig) { c.MaxOutputTokens = 300 },
-		"Ledger.Disabled":          func(c *SummarizationConfig) { c.Ledger = &LedgerConfig{Disabled: true} },
+		"MaxRoundInputTokens":      func(c *SummarizationConfig) { c.MaxRoundInputTokens = intp(9000) },
+		"MaxRoundOutputTokens":     func(c *SummarizationConfig) { c.MaxRoundOutputTokens = intp(300) },
+		"MaxCompletionTokensOption": func(c *SummarizationConfig) {
+			c.MaxCompletionTokensOption = func(int) model.Option { return model.Option{} }
+		},
+		"Ledger.Disabled": func(c *SummarizationConfig) { c.Ledger = &LedgerConfig{Disabled: true} },
 		"Ledger.Extractors": func(c *SummarizationConfig) {
 			c.Ledger = &LedgerConfig{Extractors: identifiers.DefaultExtractors()[:1]}
 		},
