@@ -58,6 +58,11 @@
 // copy without usage, so the next run does not trust a number from before
 // the compaction.
 //
+// State.LastModelCallAt is when the run's latest model reply arrived, set
+// as the reply is recorded; it is zero until the run's first reply (a run
+// keeps nothing of earlier runs: a before_run hook may set it from the
+// application's records of the conversation).
+//
 // Hooks run with a ctx isolated from the run's callback handlers
 // (einoint.IsolateCallbacks): a summarizer a hook calls does not appear to the
 // agent's callbacks as the agent's model, nor in its stream.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/compose"
@@ -165,6 +166,7 @@ func (a *Agent) recordInvoke(ctx context.Context, reply *schema.Message, _ ...an
 		// Replace, never keep: a reply without usage means the size of the
 		// prompt is unknown now, and the old number is stale.
 		st.hs.ContextTokens = einoint.UsageTokens(reply)
+		st.hs.LastModelCallAt = time.Now()
 		if len(a.toolInfos) == 0 || (len(reply.ToolCalls) == 0 && hasAnswerText(reply)) {
 			st.next = nodeExit
 		} else {

@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"time"
+
 	"github.com/cloudwego/eino/schema"
 )
 
@@ -19,6 +21,14 @@ type State struct {
 	ContextTokens int
 	// StepCount is the number of completed steps (model calls that were answered).
 	StepCount int
+	// LastModelCallAt is when the reply of the previous model call of this
+	// conversation arrived (set by the agent package and the Eino
+	// integrations after each model call; a caller resuming a conversation
+	// may set it from its own records). A provider's prompt cache lives
+	// for minutes after its last use, so the time since then tells a hook
+	// whether the coming call finds anything cached (compaction.Prices
+	// CacheTTL). The zero time means unknown, taken as a warm cache.
+	LastModelCallAt time.Time
 
 	// TokenUsage accumulates the provider-reported usage of the agent's model calls.
 	TokenUsage schema.TokenUsage

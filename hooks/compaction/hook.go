@@ -150,8 +150,14 @@ type HookConfig struct {
 	// failure) when re-sending what it keeps, uncached, costs more than the
 	// calls until the next compaction save, unless the call is at or above
 	// the ceiling halfway from CompactAt to the window, which no backoff
-	// holds either. Presets:
-	// PricesOpenAI, PricesAnthropic, PricesNoCache.
+	// holds either. Their CacheTTL
+	// (PricesOpenAI's 5 minutes when nil) is the cache's clock: when the
+	// previous model call returned longer ago (hooks.State
+	// LastModelCallAt), the coming call finds nothing cached, so a
+	// compaction applied then counts no invalidated prefix and always pays,
+	// and a compaction prepared in the background (PrepareAt) that is
+	// ready is applied at once, below CompactAt (Report.ColdCache).
+	// Presets: PricesOpenAI, PricesAnthropic, PricesNoCache.
 	Prices *Prices
 	// AimAtCompactTo makes every compaction aim at CompactTo, as the
 	// reference does, however the prices weigh a deeper one. Default
@@ -202,6 +208,7 @@ type CompactionHook struct {
 	sharing    *sharing        // nil: no Store
 	prices     *Prices         // HookConfig.Prices; nil: no pay-for-itself rule
 	depth      *Prices         // the prices that choose the depth; nil: HookConfig.AimAtCompactTo
+	now        func() time.Time
 }
 
 var (
@@ -268,7 +275,7 @@ func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, e
 	}
 	h := &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
 		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet(),
-		prices: prices, depth: depth}
+		prices: prices, depth: depth, now: time.Now}
 	if !cfg.DisableFallback {
 		fb, err := newFallback(ctx)
 		if err != nil {
@@ -380,19 +387,23 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	// Above the fallback line a call is compacted even when CompactAt is
 	// higher: the provider would reject it for its length.
 	r.Triggered = float64(est) >= trigger || float64(est) > h.limit()
+	r.ColdCache = h.cold(state)
 	// Checked first: this runs before every model call, and building the
 	// record's arguments allocates even when debug logging is off.
 	if h.log.Enabled(ctx, slog.LevelDebug) {
 		h.log.DebugContext(ctx, "compaction estimate", "step", state.StepCount, "estimated_tokens", est,
 			"provider_tokens", state.ContextTokens, "trigger_tokens", trigger, "triggered", r.Triggered)
 	}
-	if !r.Triggered {
+	// early: a cold cache and a prepared compaction ready below the
+	// trigger (see hook_cold.go).
+	early := !r.Triggered && h.coldReady(ctx, state, &r)
+	if !r.Triggered && !early {
 		if h.prepareAt > 0 {
 			r.Preparing = h.prepare(ctx, state, est)
 		}
 		return r, nil
 	}
-	if h.backedOff(ctx, messages, &r) || h.deferred(ctx, state, &r) {
+	if !early && (h.backedOff(ctx, messages, &r) || h.deferred(ctx, state, &r)) {
 		return r, nil
 	}
 	stallStart := time.Now()
@@ -426,7 +437,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	if h.prepareAt > 0 {
 		done, err = h.usePrepared(ctx, state, &r)
 	}
-	if !done && err == nil {
+	if !done && err == nil && !early {
 		err = h.compactNow(ctx, state, &r)
 	}
 	if err == nil {

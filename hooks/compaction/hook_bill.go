@@ -117,6 +117,7 @@ func (h *CompactionHook) weigh(ctx context.Context, before, after []*schema.Mess
 		if err != nil {
 			return false, err
 		}
+		c.cold = r.ColdCache
 		if kept := left + r.Overhead; !c.pays(*h.prices, kept) {
 			r.Unprofitable = true
 			h.log.DebugContext(ctx, "compaction not applied: re-sending what it keeps costs more than it saves before the next compaction",
@@ -124,6 +125,10 @@ func (h *CompactionHook) weigh(ctx context.Context, before, after []*schema.Mess
 				"saving", c.saving(*h.prices, kept))
 			return true, nil
 		}
+	}
+	if r.ColdCache {
+		// Nothing is cached any more: the next call is sent anew anyway.
+		return false, nil
 	}
 	n, err := h.invalidated(ctx, before, after)
 	if err != nil {

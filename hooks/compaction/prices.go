@@ -3,6 +3,7 @@ package compaction
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Prices are a model's token prices relative to an uncached input token,
@@ -17,19 +18,35 @@ type Prices struct {
 	CacheWrite float64
 	// Output is the price of an output token. Must be >= 0.
 	Output float64
+	// CacheTTL is how long the provider keeps a prompt cache after its last
+	// use: a call made longer than that after the previous model call of
+	// the conversation finds nothing cached, so a compaction applied then
+	// invalidates nothing (the hook applies a prepared one early and counts
+	// no invalidated prefix; see HookConfig.Prices and hooks.State
+	// LastModelCallAt). 0: no expiry modelled, the cache is always warm.
+	// Must be >= 0. The presets set it.
+	CacheTTL time.Duration
 }
 
 // Price presets: the multiples of issue 23's bill, which docs/benchmarks.md
-// sources.
+// sources, and the cache lifetimes the providers document.
 var (
 	// PricesOpenAI: automatic prefix caching, cached input 0.1, writes at
-	// the uncached price, output 8.
-	PricesOpenAI = Prices{CachedInput: 0.1, Output: 8}
-	// PricesAnthropic: cache breakpoints, reads 0.1, writes 1.25, output 5.
-	PricesAnthropic = Prices{CachedInput: 0.1, CacheWrite: 1.25, Output: 5}
+	// the uncached price, output 8; a cache kept 5 minutes (OpenAI keeps
+	// an in-memory prompt cache for 5 to 10 minutes of inactivity: the
+	// lower bound, so the hook never counts on a cache that may be gone).
+	PricesOpenAI = Prices{CachedInput: 0.1, Output: 8, CacheTTL: DefaultCacheTTL}
+	// PricesAnthropic: cache breakpoints, reads 0.1, writes 1.25, output 5;
+	// a cache kept 5 minutes, refreshed on each use (Anthropic's default
+	// lifetime; its 1-hour option is Prices{..., CacheTTL: time.Hour}).
+	PricesAnthropic = Prices{CachedInput: 0.1, CacheWrite: 1.25, Output: 5, CacheTTL: DefaultCacheTTL}
 	// PricesNoCache: no prompt caching, output 8.
 	PricesNoCache = Prices{CachedInput: 1, Output: 8}
 )
+
+// DefaultCacheTTL is the cache lifetime of the presets PricesOpenAI and
+// PricesAnthropic: 5 minutes.
+const DefaultCacheTTL = 5 * time.Minute
 
 // PricesPreset returns the preset named "openai", "anthropic" or
 // "no_cache".
@@ -55,6 +72,9 @@ func (p Prices) Validate() error {
 			return fmt.Errorf("compaction: Prices.%s must be a finite price >= 0, got %v", f.name, f.v)
 		}
 	}
+	if p.CacheTTL < 0 {
+		return fmt.Errorf("compaction: Prices.CacheTTL must be a duration >= 0 (0: no expiry modelled), got %v", p.CacheTTL)
+	}
 	return nil
 }
 
@@ -74,6 +94,10 @@ type cycle struct {
 	trigger  int // where the next compaction starts
 	prefix   int // what stays as it is at the front (leading system messages)
 	growth   int // tokens a call adds, at least 1
+	// cold says the provider's cache has expired (Prices.CacheTTL): the
+	// coming call is sent uncached whether or not it is compacted, so
+	// re-sending what a compaction keeps costs nothing extra.
+	cold bool
 }
 
 // calls is how many calls pass before the next compaction when this one
@@ -111,6 +135,9 @@ func (c cycle) rate(p Prices, kept int) float64 {
 // resent is what the kept part behind the first replaced message costs
 // once more: read from the cache before, sent anew at the write price now.
 func (c cycle) resent(p Prices, kept int) float64 {
+	if c.cold {
+		return 0
+	}
 	return float64(max(kept-c.prefix, 0)) * math.Max(p.write()-p.CachedInput, 0)
 }
 

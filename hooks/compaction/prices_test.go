@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 
@@ -127,5 +128,43 @@ func TestHookPricesRefusesUnprofitableRewrite(t *testing.T) {
 	if _, err := NewCompactionHook(ctx, &HookConfig{Compactor: keepOneLess, ContextWindow: window, Prices: &Prices{Output: -1}}); err == nil ||
 		!strings.Contains(err.Error(), "Prices.Output") || !strings.Contains(err.Error(), "-1") {
 		t.Errorf("negative output price: error %v, want one naming Prices.Output and -1", err)
+	}
+}
+
+// Prices.Validate names the field it refuses, CacheTTL included, and the
+// presets model the providers' documented cache lifetimes.
+func TestPricesValidateCacheTTL(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		p       Prices
+		wantErr string
+	}{
+		{"no expiry", Prices{CachedInput: 0.1, Output: 8}, ""},
+		{"five minutes", Prices{CachedInput: 0.1, Output: 8, CacheTTL: 5 * time.Minute}, ""},
+		{"negative TTL", Prices{CachedInput: 0.1, Output: 8, CacheTTL: -time.Second}, "Prices.CacheTTL"},
+		{"negative price", Prices{CachedInput: -1}, "Prices.CachedInput"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := tc.p.Validate()
+			if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("Validate() = %v, want an error naming %q", err, tc.wantErr)
+			}
+		})
+	}
+	_, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: keepOneLess, ContextWindow: 1000,
+		Prices: &Prices{CacheTTL: -time.Minute}})
+	if err == nil || !strings.Contains(err.Error(), "HookConfig.Prices") || !strings.Contains(err.Error(), "CacheTTL") {
+		t.Fatalf("NewCompactionHook error = %v, want one naming HookConfig.Prices and CacheTTL", err)
+	}
+	for name, p := range map[string]Prices{"openai": PricesOpenAI, "anthropic": PricesAnthropic} {
+		if p.CacheTTL != 5*time.Minute {
+			t.Errorf("preset %s: CacheTTL %v, want 5m", name, p.CacheTTL)
+		}
+	}
+	if PricesNoCache.CacheTTL != 0 {
+		t.Errorf("preset no_cache: CacheTTL %v, want 0 (no cache, nothing expires)", PricesNoCache.CacheTTL)
 	}
 }

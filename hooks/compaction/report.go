@@ -94,6 +94,13 @@ type Report struct {
 	// first message the compaction changed. The next call sends it anew,
 	// uncached. 0 when nothing was applied.
 	InvalidatedTokens int
+	// ColdCache: the provider's cache of the conversation had expired
+	// (hooks.State.LastModelCallAt older than Prices.CacheTTL), so a
+	// compaction applied at this call invalidated nothing
+	// (InvalidatedTokens 0). With Triggered false, the call applied a
+	// compaction prepared in the background below the trigger for that
+	// reason (see HookConfig.PrepareAt).
+	ColdCache bool
 	// Unprofitable: HookConfig.Prices is set and the compaction's result was
 	// not applied, because re-sending what it keeps costs more than the
 	// calls until the next compaction save. The hook then backs off like

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -19,6 +20,9 @@ import (
 const (
 	keySteps         = "einocompact.steps"
 	keyCompactedUpTo = "einocompact.compacted_len"
+	// keyLastReply is when the run's previous model reply arrived, in Unix
+	// nanoseconds (an int, so that ADK can checkpoint it).
+	keyLastReply = "einocompact.last_reply_unix_nano"
 )
 
 // ErrStopped is returned (wrapped) as the run error when a before_llm hook set
@@ -57,7 +61,10 @@ const ErrSkippedByHook = "tool call skipped by a hook"
 // message (see ContextTokens), with two guards: usage recorded before a
 // compaction this middleware applied in the same run is ignored, and so is a
 // reply followed by a compaction marker. State.StepCount counts the run's
-// model calls so far. State.Values lives for one hook point only, since ADK
+// model calls so far; State.LastModelCallAt is when the run's previous
+// model reply arrived (zero at a run's first call: an ADK run keeps nothing
+// of the runs before it, and a before_run hook may set it from the
+// application's records). State.Values lives for one hook point only, since ADK
 // can only keep checkpointable values across a run.
 //
 // Hooks run with callbacks isolated from the agent's (IsolateCallbacks), so a
@@ -115,9 +122,10 @@ func (m *Middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 	hs := &hooks.State{
 		Messages:      slices.Clone(state.Messages),
 		Tools:         slices.Clone(state.ToolInfos),
-		ContextTokens: m.contextTokens(ctx, state.Messages),
-		StepCount:     steps,
-		Values:        map[string]any{},
+		ContextTokens:   m.contextTokens(ctx, state.Messages),
+		StepCount:       steps,
+		LastModelCallAt: lastReplyAt(ctx),
+		Values:          map[string]any{},
 	}
 	hctx := IsolateCallbacks(ctx, "einocompact.hooks")
 	if steps == 0 {
@@ -145,6 +153,24 @@ func (m *Middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 	out.Messages = hs.Messages
 	out.ToolInfos = hs.Tools
 	return ctx, &out, nil
+}
+
+// AfterModelRewriteState records when the model's reply arrived, for the
+// next call's State.LastModelCallAt; the state is left as it is.
+func (m *Middleware) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	if err := adk.SetRunLocalValue(ctx, keyLastReply, int(time.Now().UnixNano())); err != nil {
+		return ctx, state, fmt.Errorf("einoint: %w", err)
+	}
+	return ctx, state, nil
+}
+
+// lastReplyAt is the time AfterModelRewriteState recorded in this run, or
+// the zero time.
+func lastReplyAt(ctx context.Context) time.Time {
+	if n := runLocalInt(ctx, keyLastReply); n != 0 {
+		return time.Unix(0, int64(n))
+	}
+	return time.Time{}
 }
 
 // contextTokens is ContextTokens plus the run-local guard: a last assistant

@@ -81,7 +81,9 @@ var ErrHookFailed = errors.New("a hook failed before this model call")
 // The hook's rewrite of State.Messages persists for the rest of the run,
 // which is what compaction needs. State.ContextTokens comes from the last
 // reply's usage (see ContextTokens); State.StepCount is the number of model
-// replies since the last user message.
+// replies since the last user message. State.LastModelCallAt stays zero
+// (unknown, taken as a warm cache): a MessageRewriter sees neither the run
+// nor the time of its replies.
 //
 // A MessageRewriter cannot return an error, and a panic in one reaches the
 // caller as an opaque string. So when the hook fails (or panics, or sets

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 	"go.uber.org/fx"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
@@ -32,6 +34,12 @@ func TestPricesKey(t *testing.T) {
 		{"unknown preset", "prices: cheap", nil, `"cheap" is not a price preset`},
 		{"negative price", "prices: {cached_input: -0.1, output: 4}", nil, "compaction.prices"},
 		{"unknown field", "prices: {cached: 0.1}", nil, "cached"},
+		{"numbers with cache_ttl", "prices: {cached_input: 0.1, output: 8, cache_ttl: 10m}", &compaction.Prices{CachedInput: 0.1, Output: 8, CacheTTL: 10 * time.Minute}, ""},
+		{"preset with cache_ttl", "prices: {preset: anthropic, cache_ttl: 1h}", &compaction.Prices{CachedInput: 0.1, CacheWrite: 1.25, Output: 5, CacheTTL: time.Hour}, ""},
+		{"negative cache_ttl", "prices: {cached_input: 0.1, output: 8, cache_ttl: -5m}", nil, "CacheTTL"},
+		{"cache_ttl without a unit", "prices: {cached_input: 0.1, output: 8, cache_ttl: 300}", nil, "not a duration"},
+		{"unknown preset in a mapping", "prices: {preset: cheap, cache_ttl: 1h}", nil, `"cheap" is not a price preset`},
+		{"a price beside a preset", "prices: {preset: openai, output: 4}", nil, `"output" cannot be set beside it`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,4 +97,27 @@ func fetchConversation() []*schema.Message {
 			schema.ToolMessage(strings.Repeat("data ", 300), id, schema.WithToolName("fetch")))
 	}
 	return msgs
+}
+
+// A preset whose lifetime cache_ttl replaced is written back with it, so
+// the Config round-trips; a plain preset stays its name.
+func TestPricesCacheTTLRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"{preset: anthropic, cache_ttl: 1h}", "openai", "{cached_input: 0.2, output: 4, cache_ttl: 7m}"} {
+		var p PricesConfig
+		if err := yaml.Unmarshal([]byte(in), &p); err != nil {
+			t.Fatal(err)
+		}
+		out, err := yaml.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back PricesConfig
+		if err := yaml.Unmarshal(out, &back); err != nil {
+			t.Fatalf("%s written as %s: %v", in, out, err)
+		}
+		if *back.prices() != *p.prices() {
+			t.Errorf("%s written as %s reads back as %+v, want %+v", in, out, *back.prices(), *p.prices())
+		}
+	}
 }
