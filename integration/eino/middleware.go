@@ -120,8 +120,8 @@ func runLocalInt(ctx context.Context, key string) int {
 func (m *Middleware) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, mc *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
 	steps := runLocalInt(ctx, keySteps)
 	hs := &hooks.State{
-		Messages:      slices.Clone(state.Messages),
-		Tools:         slices.Clone(state.ToolInfos),
+		Messages:        slices.Clone(state.Messages),
+		Tools:           slices.Clone(state.ToolInfos),
 		ContextTokens:   m.contextTokens(ctx, state.Messages),
 		StepCount:       steps,
 		LastModelCallAt: lastReplyAt(ctx),
