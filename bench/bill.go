@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"io"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 
@@ -81,6 +82,10 @@ type BillConfig struct {
 	// to get back what the conversation as sent no longer holds.
 	Rule    *ForgetRule
 	Recalls []Recall
+	// CacheTTL, above 0, is how long the cache keeps a prefix after its
+	// last use: a request sent longer after (Request.At) reads nothing of
+	// it. 0: the cache never expires.
+	CacheTTL time.Duration
 }
 
 // Bill is what a run cost.
@@ -112,6 +117,13 @@ func BillOf(res *SimResult, cfg BillConfig) Bill {
 	if cfg.SummarizerPrice > 0 {
 		sumCache = cfg.Prices.NewCache()
 	}
+	clocks := []expiring{}
+	for _, c := range []CacheModel{mainCache, sumCache} {
+		if e, ok := c.(expiring); ok {
+			e.setTTL(cfg.CacheTTL)
+			clocks = append(clocks, e)
+		}
+	}
 	compacted := map[int]bool{}
 	for _, c := range res.Compactions {
 		compacted[c.Step] = true
@@ -126,6 +138,9 @@ func BillOf(res *SimResult, cfg BillConfig) Bill {
 	var previous map[uint64]bool // block keys of the last main-model request
 	for _, req := range res.Requests {
 		blocks, lead := bl.blocks(req)
+		for _, e := range clocks {
+			e.at(req.At)
+		}
 		input := 0
 		for _, x := range blocks {
 			input += x.Tokens

@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"time"
 )
 
 // Block is one unit a provider's prompt cache matches as a whole: the tool
@@ -28,14 +29,35 @@ type CacheUse struct {
 // request's blocks and how many of them lead it as tools and system
 // messages; it returns how the request was served and remembers what it
 // leaves in the cache.
-// The cache never expires: the simulated run lasts minutes, with seconds
-// between calls, well inside every provider's retention (5 minutes
-// refreshed on each hit at Anthropic, in-memory or 24 h at OpenAI); and
-// every request reaches the machine that holds its prefix (OpenAI routes by
-// the first ~256 tokens and a prompt_cache_key).
+// Every request reaches the machine that holds its prefix (OpenAI routes by
+// the first ~256 tokens and a prompt_cache_key). Without BillConfig
+// CacheTTL the cache never expires, right for a run with seconds between
+// calls; with it, the models below forget what was not used for longer
+// (see expiring), so a request after a long pause is served uncached.
 type CacheModel interface {
 	Serve(blocks []Block, lead int) CacheUse
 }
+
+// expiring is a CacheModel whose entries expire: setTTL sets the lifetime
+// (0: never), at the time of the next Serve. An entry (a cached prefix) not
+// used for longer than the lifetime is gone; reading or writing it renews
+// it, as at Anthropic ("refreshed for no additional cost each time the
+// cached content is used") and OpenAI (kept after its last use).
+type expiring interface {
+	setTTL(ttl time.Duration)
+	at(now time.Duration)
+}
+
+// clock is the time part of the expiring cache models.
+type clock struct {
+	ttl, now time.Duration
+}
+
+func (c *clock) setTTL(ttl time.Duration) { c.ttl = ttl }
+func (c *clock) at(now time.Duration)     { c.now = now }
+
+// alive reports whether an entry last used at used is still cached.
+func (c *clock) alive(used time.Duration) bool { return c.ttl <= 0 || c.now-used <= c.ttl }
 
 // NoCache is a provider without prompt caching: everything is uncached.
 type NoCache struct{}
@@ -59,7 +81,9 @@ const (
 // of PrefixStep tokens, and nothing when it is under PrefixMinTokens.
 // Writes cost nothing extra (Written stays 0).
 type PrefixCache struct {
+	clock
 	nodes map[prefixEdge]int32 // the trie of every prefix sent
+	used  []time.Duration      // by node: when a request last sent its prefix
 	next  int32
 }
 
@@ -69,22 +93,28 @@ type prefixEdge struct {
 }
 
 // NewPrefixCache returns an empty PrefixCache.
-func NewPrefixCache() *PrefixCache { return &PrefixCache{nodes: map[prefixEdge]int32{}, next: 1} }
+func NewPrefixCache() *PrefixCache {
+	return &PrefixCache{nodes: map[prefixEdge]int32{}, used: make([]time.Duration, 1), next: 1}
+}
 
 // Serve implements CacheModel.
 func (c *PrefixCache) Serve(blocks []Block, _ int) CacheUse {
 	node, shared, matched := int32(0), 0, 0
 	for _, b := range blocks {
 		child, ok := c.nodes[prefixEdge{node, b.Key}]
-		if !ok {
+		// A prefix is used whenever a longer one is, so once one has
+		// expired every longer one has too.
+		if !ok || !c.alive(c.used[child]) {
 			break
 		}
 		node, shared, matched = child, shared+b.Tokens, matched+1
+		c.used[child] = c.now
 	}
 	// Everything after the shared prefix is new to the cache.
 	for _, b := range blocks[matched:] {
 		c.nodes[prefixEdge{node, b.Key}] = c.next
 		node = c.next
+		c.used = append(c.used, c.now)
 		c.next++
 	}
 	use := CacheUse{Matched: matched}
@@ -109,7 +139,10 @@ type BreakpointCache struct {
 	Lookback  int
 	MinTokens int
 	System    bool
-	written   map[uint64]bool // hashes of the prefixes ending at a breakpoint
+	clock
+	// written: the hashes of the prefixes ending at a breakpoint, and when
+	// each was last written or read.
+	written map[uint64]time.Duration
 }
 
 // NewAnthropicCache returns the Anthropic model: a breakpoint after the
@@ -130,7 +163,7 @@ func NewExplicitCache() *BreakpointCache {
 // lead blocks.
 func (c *BreakpointCache) Serve(blocks []Block, lead int) CacheUse {
 	if c.written == nil {
-		c.written = map[uint64]bool{}
+		c.written = map[uint64]time.Duration{}
 	}
 	if len(blocks) == 0 {
 		return CacheUse{}
@@ -160,11 +193,14 @@ func (c *BreakpointCache) Serve(blocks []Block, lead int) CacheUse {
 			low = max(p-c.Lookback, 0)
 		}
 		for j := p; j >= low && j > hit; j-- {
-			if c.written[hashes[j]] {
+			if used, ok := c.written[hashes[j]]; ok && c.alive(used) {
 				hit = j
 				break
 			}
 		}
+	}
+	if hit >= 0 {
+		c.written[hashes[hit]] = c.now
 	}
 	use := CacheUse{Matched: hit + 1}
 	read := 0
@@ -176,7 +212,7 @@ func (c *BreakpointCache) Serve(blocks []Block, lead int) CacheUse {
 	last := -1
 	for _, p := range points {
 		if p > hit && ends[p] >= c.MinTokens {
-			c.written[hashes[p]] = true
+			c.written[hashes[p]] = c.now
 			last = p
 		}
 	}

@@ -73,6 +73,12 @@ type SimConfig struct {
 	// Prices is HookConfig.Prices of einocompact's hooks (every strategy
 	// built on a CompactionHook); nil leaves it unset, the hook's default.
 	Prices *compaction.Prices
+	// Pauses puts the trajectory's pauses (Step.Pause: tool run time, user
+	// think time) on the simulated clock instead of ToolTime after each
+	// step that calls tools; hooks see the time since the previous reply
+	// (hooks.State.LastModelCallAt), so a cache lifetime in Prices
+	// applies.
+	Pauses bool
 	// Strategies, when set, are the strategies to run, in this order,
 	// instead of einocompact, Eino and (with PrepareAt) the prepared hook.
 	// StrategyPrepared needs PrepareAt.
@@ -130,6 +136,9 @@ type SimResult struct {
 	Unused []SummaryCall
 	// Discarded counts the prepared compactions that were not applied.
 	Discarded int
+	// ColdApplied counts the compactions a prepared hook applied below the
+	// trigger because the cache had gone cold (compaction.Report.ColdCache).
+	ColdApplied int
 	// Deferred counts the model calls that reached the trigger and went
 	// out uncompacted because their prepared compaction was still being
 	// written (compaction.Report.Deferred).
@@ -154,6 +163,10 @@ type Request struct {
 	Tools                  []*schema.ToolInfo
 	Messages               []*schema.Message
 	Output                 int // tokens written
+	// At is the simulated time the request was sent: a main-model call
+	// after any compaction it waited for, a summarizer call once the calls
+	// of its compaction before it were answered.
+	At time.Duration
 }
 
 // The time model of the agent's own calls: the main model answers after
@@ -267,9 +280,15 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 	mains := make([]Request, 0, len(script))
 	msgs := []*schema.Message{system}
 	contextTokens := 0
-	var now time.Duration
+	var now, replied time.Duration
 	at := make([]time.Duration, len(script))
 	for i, st := range script {
+		if cfg.Pauses {
+			now += st.Pause
+		}
+		if hs, ok := strat.(*hookStrategy); ok && i > 0 {
+			hs.idle = now - replied
+		}
 		msgs = append(msgs[:len(msgs):len(msgs)], st.Before...)
 		before, err := counter.Count(ctx, msgs, tools)
 		if err != nil {
@@ -329,15 +348,19 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 		reply.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{
 			PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion,
 		}}
-		mains = append(mains, Request{Step: i, Tools: tools, Messages: next, Output: completion})
+		mains = append(mains, Request{Step: i, Tools: tools, Messages: next, Output: completion, At: now})
 		msgs = append(next[:len(next):len(next)], &reply)
 		contextTokens = prompt + completion
 		now += ModelLatency(prompt, completion)
-		if len(reply.ToolCalls) > 0 {
+		replied = now
+		if len(reply.ToolCalls) > 0 && !cfg.Pauses {
 			now += ToolTime
 		}
 	}
 	res.Time = now
+	if hs, ok := strat.(*hookStrategy); ok {
+		res.ColdApplied = hs.cold
+	}
 	if c, ok := strat.(closer); ok {
 		// Waits for compactions still being prepared, which finish
 		// although the run is over (see simStrategy's notes).
@@ -347,7 +370,7 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 	}
 	res.discardPrepared(len(script), takeBg)
 	mu.Lock()
-	res.Requests = inSendingOrder(mains, every)
+	res.Requests = inSendingOrder(mains, every, at)
 	mu.Unlock()
 	return res, nil
 }
@@ -357,17 +380,25 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 // provider received them: before step i's call, the synchronous summarizer
 // calls its compaction made; after it, those of a compaction it started in
 // the background, which runs while the call is answered.
-func inSendingOrder(mains []Request, calls []SummaryCall) []Request {
+//
+// Times (Request.At): a compaction's calls run one after another from
+// start, when its step's call was due (at).
+func inSendingOrder(mains []Request, calls []SummaryCall, at []time.Duration) []Request {
 	out := make([]Request, 0, len(mains)+len(calls))
-	summary := func(c SummaryCall) Request {
-		return Request{Step: c.Origin, Summarizer: true, Background: c.Background, Tools: c.Tools, Messages: c.Messages, Output: c.OutputTokens}
+	summary := func(c SummaryCall, start time.Duration) Request {
+		return Request{Step: c.Origin, Summarizer: true, Background: c.Background, Tools: c.Tools, Messages: c.Messages, Output: c.OutputTokens, At: start}
 	}
 	used := make([]bool, len(calls))
 	take := func(step int, background bool) {
+		var start time.Duration
+		if step < len(at) {
+			start = at[step]
+		}
 		for k, c := range calls {
 			if !used[k] && c.Origin == step && c.Background == background {
 				used[k] = true
-				out = append(out, summary(c))
+				out = append(out, summary(c, start))
+				start += c.Latency
 			}
 		}
 	}
@@ -378,7 +409,11 @@ func inSendingOrder(mains []Request, calls []SummaryCall) []Request {
 	}
 	for k, c := range calls {
 		if !used[k] {
-			out = append(out, summary(c))
+			var start time.Duration
+			if c.Origin < len(at) {
+				start = at[c.Origin]
+			}
+			out = append(out, summary(c, start))
 		}
 	}
 	return out
@@ -576,15 +611,27 @@ type hookStrategy struct {
 	hook  *compaction.CompactionHook
 	tools []*schema.ToolInfo
 	last  compaction.Report
+	// idle is the simulated time since the previous reply arrived, set by
+	// the driver before each call but the first.
+	idle time.Duration
+	cold int // compactions applied early because the cache had gone cold
 }
 
 func (s *hookStrategy) beforeModel(ctx context.Context, msgs []*schema.Message, contextTokens, step int) ([]*schema.Message, error) {
 	state := &hooks.State{Messages: msgs, Tools: s.tools, ContextTokens: contextTokens, StepCount: step}
+	if s.idle > 0 {
+		// The hook reads the wall clock: the previous reply arrived the
+		// simulated idle time before now.
+		state.LastModelCallAt = time.Now().Add(-s.idle)
+	}
 	r, err := s.hook.Decide(ctx, state)
 	if err != nil {
 		return nil, err
 	}
 	s.last = r
+	if r.ColdCache && r.Compacted && !r.Triggered {
+		s.cold++
+	}
 	return state.Messages, nil
 }
 

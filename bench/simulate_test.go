@@ -115,7 +115,7 @@ func deepCopyScript(script []Step) []Step {
 			c := *m
 			before[j] = &c
 		}
-		out[i] = Step{Before: before, Reply: &r}
+		out[i] = Step{Before: before, Reply: &r, Pause: s.Pause}
 	}
 	return out
 }

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -34,6 +36,11 @@ type Step struct {
 	// Reply is what the model answers, without usage (the simulation adds
 	// the usage each strategy's prompt would have had).
 	Reply *schema.Message
+	// Pause is the time between the previous reply and this call: the
+	// tools' run time, plus the user's think time when a user message
+	// arrives (see pauseOf); 0 at the first step. SimConfig.Pauses puts it
+	// on the simulated clock.
+	Pause time.Duration
 }
 
 // Trajectory scripts steps model calls of shape for an agent whose window is
@@ -42,6 +49,9 @@ type Step struct {
 // arguments give equal scripts. The first message is the system prompt.
 func Trajectory(shape Shape, steps, window int, seed uint64) (*schema.Message, []Step) {
 	r := rand.New(rand.NewPCG(seed, uint64(len(shape))))
+	// The pauses draw from a generator of their own, so the messages are
+	// those of the scripts before pauses were modelled.
+	pauses := rand.New(rand.NewPCG(seed, pauseStream+uint64(len(shape))))
 	system := schema.SystemMessage("You are a coding agent. Use the tools to inspect the repository, run the tests and fix what fails. " + prose(r, 400))
 	script := make([]Step, steps)
 	var pending []schema.ToolCall
@@ -67,6 +77,9 @@ func Trajectory(shape Shape, steps, window int, seed uint64) (*schema.Message, [
 			text = prose(r, 40+r.IntN(200))
 		}
 		script[i] = Step{Before: before, Reply: schema.AssistantMessage(text, pending)}
+		if i > 0 && len(before) > 0 {
+			script[i].Pause = pauseOf(pauses, before[0].Role == schema.Tool, before[len(before)-1].Role == schema.User)
+		}
 		if calls == 0 {
 			pending = nil
 		}
@@ -118,4 +131,41 @@ func trajectoryResultBytes(r *rand.Rand, shape Shape, window int) int {
 		return 200 + r.IntN(600)
 	}
 	return 300 + r.IntN(1700)
+}
+
+// pauseStream separates the pauses' random stream from the messages'.
+const pauseStream = 0x7061757365
+
+// The pause model (SimConfig.Pauses). Tool calls take 0.5 to 5 seconds
+// (uniform), except one step in 25 whose tools run 2 to 12 minutes (a test
+// suite, a build, a deployment); a user message comes after a think time
+// drawn log-uniformly from 20 seconds to 20 minutes (median about 2.5
+// minutes: a quick reply as often as a coffee break). A step with both
+// waits for both. Round figures for an agent at work; what matters for the
+// cache is how often a pause outlives its lifetime (5 minutes): here about
+// one tool step in 40 (a 2-12 minute run exceeds it 70 % of the time) and
+// one user turn in 3.
+const (
+	toolPauseMin, toolPauseMax = 500 * time.Millisecond, 5 * time.Second
+	longToolOneIn              = 25
+	longToolMin, longToolMax   = 2 * time.Minute, 12 * time.Minute
+	thinkMin, thinkMax         = 20 * time.Second, 20 * time.Minute
+)
+
+// pauseOf draws the pause before a step whose input holds tool results
+// (tools) and a user message (user).
+func pauseOf(r *rand.Rand, tools, user bool) time.Duration {
+	var d time.Duration
+	if tools {
+		if r.IntN(longToolOneIn) == 0 {
+			d += longToolMin + time.Duration(r.Int64N(int64(longToolMax-longToolMin)))
+		} else {
+			d += toolPauseMin + time.Duration(r.Int64N(int64(toolPauseMax-toolPauseMin)))
+		}
+	}
+	if user {
+		lo, hi := math.Log(float64(thinkMin)), math.Log(float64(thinkMax))
+		d += time.Duration(math.Exp(lo + r.Float64()*(hi-lo)))
+	}
+	return d
 }
