@@ -59,12 +59,21 @@ func runSimulation(steps, window int, prepareAt float64, docs string, stdout io.
 	}
 	bill := billReport(bills, steps, window)
 	fmt.Fprintln(stdout, bill)
+	ttlRuns, ttlCosts, err := runTTL(ctx, steps, window, prepareAt)
+	if err != nil {
+		return err
+	}
+	ttl := ttlReport(ttlRuns, ttlCosts, steps, window)
+	fmt.Fprintln(stdout, ttl)
 	report := simReport(all, steps, window, docs != "")
 	fmt.Fprintln(stdout, report)
 	if docs == "" {
 		return nil
 	}
 	if err := updateDoc(docPath(docs), blockBill, "Measured on "+machine()+".\n\n"+bill); err != nil {
+		return err
+	}
+	if err := updateDoc(docPath(docs), blockTTL, "Measured on "+machine()+".\n\n"+ttl); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(docs, plotFile), []byte(plotSVG(all, window)), 0o644); err != nil {
