@@ -71,9 +71,13 @@ func run(ctx context.Context, out io.Writer, baseURL, apiKey, model string, wind
 
 	// Compaction: summaries written by a chat model (any model.BaseChatModel;
 	// the agent's own here, a smaller one is fine), once a model call would
-	// reach 70% of the window, down to 40% of it.
+	// reach 70% of the window, down to 40% of it. The summarizer is the
+	// agent's model, so it gets the agent's request as sent plus one
+	// instruction (CacheAligned), which the provider's prompt cache serves;
+	// a separate summarizer model would keep the transcript request.
 	compactor, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
-		ChatModel: chatModel,
+		ChatModel:    chatModel,
+		CacheAligned: true,
 	})
 	if err != nil {
 		return err

@@ -25,11 +25,18 @@ func TestQuickstartCompacts(t *testing.T) {
 		openaitest.Call(openaitest.Fn("call_3", "read_file", `{"path":"main.go"}`)),
 		openaitest.Text(answer),
 	)
-	var summaries, agentCalls atomic.Int32
+	var summaries, aligned, agentCalls atomic.Int32
 	var firstCompactionAfter atomic.Int32 // agent calls made when the summarizer was first called
 	srv := openaitest.Start(t, openaitest.WithPromptUsage(func(req *openaitest.Request) (*openaitest.Reply, error) {
-		// The summarizer's requests offer no tools; the agent's always do.
-		if len(req.Tools) == 0 {
+		// The summarizer's requests: the transcript request offers no
+		// tools; the cache-aligned one (the quickstart's, its summarizer
+		// being the agent's model) is the agent's request plus a user
+		// instruction, where the agent's own requests after the first end
+		// with tool results.
+		if len(req.Tools) == 0 || endsWithInstruction(req) {
+			if len(req.Tools) > 0 {
+				aligned.Add(1)
+			}
 			if summaries.Add(1) == 1 {
 				firstCompactionAfter.Store(agentCalls.Load())
 			}
@@ -59,12 +66,30 @@ func TestQuickstartCompacts(t *testing.T) {
 	if want := firstCompactionAfter.Load() + 1; step != want {
 		t.Errorf("the observer says the first compaction came before step %d; it came before agent call %d", step, want)
 	}
+	if aligned.Load() == 0 {
+		t.Errorf("no summarizer request was cache-aligned; the quickstart's summarizer is the agent's model")
+	}
 	if strings.Contains(text, " 0 of them summaries") {
 		t.Errorf("the returned history carries no summary:\n%s", text)
 	}
 	if n := len(srv.Rejected()); n > 0 {
 		t.Errorf("the endpoint rejected %d requests", n)
 	}
+}
+
+// endsWithInstruction reports whether req ends with a user message after an
+// assistant reply: a cache-aligned summarizer request.
+func endsWithInstruction(req *openaitest.Request) bool {
+	n := len(req.Messages)
+	if n == 0 || req.Messages[n-1].Role != "user" {
+		return false
+	}
+	for _, m := range req.Messages[:n-1] {
+		if m.Role == "assistant" {
+			return true
+		}
+	}
+	return false
 }
 
 // goPath finds the Go file a question asks about.

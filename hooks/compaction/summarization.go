@@ -127,7 +127,9 @@ type SummarizationConfig struct {
 	// the conversation the Pipeline was given, as the agent sent it, not what
 	// earlier stages made of it, and a tool result a pruning stage replaced
 	// is named as the result it stands for. Default false: the transcript
-	// request (see docs/compaction.md).
+	// request (see docs/compaction.md). Set it when ChatModel is the
+	// agent's own model: integration/fx does so by default then
+	// (compaction.summarize.cache_aligned), and so does the quickstart.
 	CacheAligned bool
 	// MaxRoundOutputTokens bounds the max output tokens a round sends with
 	// its summarizer calls (Round.MaxOutputTokens). Each round has an output

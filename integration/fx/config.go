@@ -245,8 +245,12 @@ type SummarizeConfig struct {
 	// sent (system prompt, tool schemas, messages) plus one instruction, so
 	// that with the agent's own model as the summarizer the call reads the
 	// provider's prompt cache (compaction.SummarizationConfig.CacheAligned).
-	// Default false.
-	CacheAligned bool `yaml:"cache_aligned"`
+	// Default unset (nil): on when the summarizer is the agent's model
+	// (Config.SummarizerIsAgentModel: no summarizer block, or one naming
+	// the agent's endpoint and model), off otherwise (a separate model, or
+	// the offline summarizer, cannot read the agent's cache). A written
+	// value wins.
+	CacheAligned *bool `yaml:"cache_aligned,omitempty"`
 	// Ledger configures the identifier ledger.
 	Ledger LedgerConfig `yaml:"ledger"`
 }

@@ -95,6 +95,7 @@ type compactorIn struct {
 func provideCompactor(in compactorIn) (compaction.Compactor, error) {
 	return newCompactor(context.Background(), in.Config.Compaction, compactorDeps{
 		Summarizer:          in.Summarizer,
+		SummarizerIsAgent:   in.Config.SummarizerIsAgentModel(),
 		Logger:              orDefault(in.Logger),
 		SummarizerMaxTokens: in.Config.Summarizer.MaxTokens,
 	})

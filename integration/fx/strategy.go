@@ -53,6 +53,9 @@ func explicitCharge(tokens int) int {
 type compactorDeps struct {
 	// Summarizer writes summaries for the "summarize" strategy.
 	Summarizer Summarizer
+	// SummarizerIsAgent says the summarizer is the agent's model
+	// (Config.SummarizerIsAgentModel): cache_aligned left unset is on.
+	SummarizerIsAgent bool
 	// Logger receives the compactors' warnings. Default slog.Default().
 	Logger *slog.Logger
 	// SummarizerMaxTokens is summarizer.max_tokens, the summarizer client's
@@ -90,6 +93,10 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps co
 		// Pointer fields pass through: nil means the library's default, and
 		// the constructor reads each value once, keeping no pointer.
 		s := c.Summarize
+		aligned := deps.SummarizerIsAgent
+		if s.CacheAligned != nil {
+			aligned = *s.CacheAligned
+		}
 		comp, err := compaction.NewSummarizationCompactor(ctx, &compaction.SummarizationConfig{
 			ChatModel:                deps.Summarizer,
 			MinKeepSteps:             &s.MinKeepSteps,
@@ -99,7 +106,7 @@ func newStage(ctx context.Context, c CompactionConfig, name, key string, deps co
 			Logger:                   deps.Logger,
 			MaxRoundInputTokens:      new(s.MaxSummarizerInputTokens),
 			MaxTextTokens:            s.MaxTextTokens,
-			CacheAligned:             s.CacheAligned,
+			CacheAligned:             aligned,
 			MaxRoundOutputTokens:     new(deps.SummarizerMaxTokens),
 			Ledger: &compaction.LedgerConfig{
 				Disabled:      !s.Ledger.Enabled,

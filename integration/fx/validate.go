@@ -81,6 +81,15 @@ func (c *Config) SummarizerEndpoint() (ep ModelConfig, online bool) {
 	return ep, ep.BaseURL != ""
 }
 
+// SummarizerIsAgentModel reports whether the summarizer is the agent's own
+// model: online, at the agent's endpoint (model.base_url), with the agent's
+// model name. Its requests can then read the provider's prompt cache of the
+// agent's requests, so compaction.summarize.cache_aligned defaults to on.
+func (c *Config) SummarizerIsAgentModel() bool {
+	ep, online := c.SummarizerEndpoint()
+	return online && ep.BaseURL == c.Model.BaseURL && ep.Model == c.Model.Model
+}
+
 func (c CompactionConfig) validate(v *validator) {
 	if !validStrategy(c.Strategy, true) {
 		v.add("compaction.strategy", c.Strategy, "must be one of %q, %q, %q, %q", StrategySummarize, StrategySlide, StrategyPrune, StrategyPipeline)
