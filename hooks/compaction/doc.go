@@ -84,7 +84,10 @@
 //   - What a compaction costs against what it saves (HookConfig.Prices):
 //     Prices, relative to an uncached input token, and PricesPreset with
 //     PricesOpenAI, PricesAnthropic and PricesNoCache. They choose deep
-//     compactions (Report.Deep; off with HookConfig.AimAtCompactTo).
+//     compactions (Report.Deep; off with HookConfig.AimAtCompactTo). The
+//     presets with a cache keep it DefaultCacheTTL (Prices.CacheTTL): a
+//     prefix idle longer is cold, and a compaction applied then
+//     invalidates nothing (Report.ColdCache).
 //   - Counter settings: ApproximateConfig, NoCharge, and their bounds
 //     MinCharsPerToken, MaxCharsPerToken, MaxAttachmentCharge.
 package compaction
