@@ -2,11 +2,25 @@
 GO ?= go
 PKGS ?= ./...
 
-.PHONY: test vet lint bench bench-compare demo fmt fuzz load
+.PHONY: test setup vet lint bench bench-compare demo fmt fuzz load
 
-## test: vet, then run every test (race detector on) once.
-test: vet
-	$(GO) test -race -count=1 $(PKGS)
+## test: set up (scripts/setup), vet, then run every test (race detector on)
+## once. Vet builds with -race too, so the test binaries reuse its compiled
+## packages instead of compiling every dependency a second time. A test
+## skipped for want of a program (internal/testdeps) is named in the run's
+## last line, since go test shows no skip of a package that passes.
+test: setup
+	$(GO) vet -race $(PKGS)
+	@log="$$(mktemp)"; echo "$(GO) test -race -count=1 $(PKGS)"; \
+	EINOCOMPACT_SKIPLOG="$$log" $(GO) test -race -count=1 $(PKGS); status=$$?; \
+	scripts/setup --report "$$log"; rm -f "$$log"; exit $$status
+
+## setup: what the tests need on a machine with only Go: the Debian packages
+## chromium, redis-server and gcc when missing (as root or through sudo;
+## NO_APT=1 goes on without them and their tests are skipped), then the
+## modules (go mod download).
+setup:
+	GO="$(GO)" NO_APT="$(NO_APT)" scripts/setup
 
 vet:
 	$(GO) vet $(PKGS)

@@ -170,9 +170,11 @@ func TestDocGoBlocksAreCheckedOrExcerpts(t *testing.T) {
 // The README's "Install" lines work when pasted into an empty folder: run
 // one by one in a new directory next to a stand-in for the clone (a link to
 // this checkout), they give a module that requires einocompact through the
-// replace directive and builds the code copied in. Offline, as CI's module
-// cache allows: the clone is not fetched, modules come from the cache only
-// (GOPROXY=off, GOFLAGS=-mod=mod, no checksum database), and go mod tidy
+// replace directive and builds the code copied in. Offline, from the module
+// cache as make test's set-up leaves it (scripts/setup runs go mod download:
+// the steps need go.mod files that building the tests does not fetch): the
+// clone is not fetched, modules come from the cache only (GOPROXY=off,
+// GOFLAGS=-mod=mod, no checksum database), and go mod tidy
 // runs with -e, because offline it cannot fetch the modules that only the
 // tests of Eino's own dependencies import, which it wants for the go.sum of
 // "all", not for building.
@@ -222,7 +224,11 @@ func TestReadmeInstallSteps(t *testing.T) {
 		cmd := exec.Command("sh", "-c", line)
 		cmd.Dir, cmd.Env = dir, env
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", line, err, out)
+			hint := ""
+			if strings.Contains(string(out), "GOPROXY=off") {
+				hint = "\n(the module cache lacks a module the steps need: make test downloads them first, by scripts/setup; or run go mod download)"
+			}
+			t.Fatalf("%s: %v\n%s%s", line, err, out, hint)
 		}
 	}
 	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
@@ -236,5 +242,44 @@ func TestReadmeInstallSteps(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "myagent")); err != nil {
 		t.Errorf("the steps built no program: %v", err)
+	}
+}
+
+// CI runs exactly the README's test command, with an empty module cache of
+// its own, so it proves what a new clone gets.
+func TestCIRunsTheReadmeTestCommand(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, quick, _ := strings.Cut(string(readme), "## Quick start\n")
+	_, block, _ := strings.Cut(quick, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	var readmeTest string
+	for line := range strings.SplitSeq(block, "\n") {
+		if command, _, _ := strings.Cut(line, "#"); strings.Contains(command, " test") {
+			readmeTest = strings.TrimSpace(command)
+		}
+	}
+	if readmeTest == "" {
+		t.Fatalf("README.md's Quick start shows no test command:\n%s", block)
+	}
+	script, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commands []string
+	for line := range strings.SplitSeq(string(script), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			commands = append(commands, line)
+		}
+	}
+	if last := commands[len(commands)-1]; last != readmeTest {
+		t.Errorf(".ci/run ends with %q, not the README's test command %q", last, readmeTest)
+	}
+	fresh := slices.Index(commands, `GOMODCACHE="$(mktemp -d)"`)
+	if fresh < 0 || !slices.Contains(commands[fresh:], "export GOMODCACHE") {
+		t.Errorf(".ci/run does not give the test command a fresh module cache (GOMODCACHE=\"$(mktemp -d)\", exported):\n%s", script)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -14,21 +12,17 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/einocompact/einocompact/internal/testdeps"
 )
 
 // browser starts one headless Debian chromium for t and its subtests, in
 // a fresh profile under t.TempDir(), with everything that would reach the
 // network at start-up turned off. Without chromium the test (or benchmark)
-// fails when CI=true and is skipped otherwise.
+// fails when CI=true and is skipped otherwise (internal/testdeps).
 func browser(t testing.TB) context.Context {
 	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is required in CI (.ci/run installs it): %v", err)
-		}
-		t.Skipf("chromium not installed: %v", err)
-	}
+	path := testdeps.Program(t, "chromium", "chromium")
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(path),
 		chromedp.Flag("headless", true),

@@ -1,20 +1,22 @@
 // Package redistest starts a redis-server of the machine's for a test: on a
 // free loopback port, in the test's temp dir, nothing persisted, stopped
-// when the test ends. Without the binary, a test fails under CI=true
-// (.ci/run installs the redis-server package) and is skipped elsewhere.
+// when the test ends. Without the binary, a test fails under CI=true and
+// is skipped elsewhere, the skip reported at the end of make test
+// (internal/testdeps).
 package redistest
 
 import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strconv"
 	"testing"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/einocompact/einocompact/internal/testdeps"
 )
 
 // Server is a redis-server of the machine's, started by a test on a
@@ -31,14 +33,8 @@ type Server struct {
 // Start starts a redis-server for t and stops it when t ends.
 func Start(t *testing.T) *Server {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server is not installed; .ci/run installs the redis-server package")
-		}
-		t.Skip("redis-server is not installed (apt-get install redis-server)")
-	}
-	s := &Server{t: t, bin: bin, dir: t.TempDir()}
+	s := &Server{t: t, bin: testdeps.Program(t, "redis-server", "redis-server"), dir: t.TempDir()}
+	var err error
 	// A port found free is not reserved: another listener, or a
 	// connection's local port, can take it before redis-server binds it,
 	// and redis-server then exits. Another free port is tried.
