@@ -207,7 +207,14 @@ func TestReadmeInstallSteps(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "GOFLAGS=-mod=mod -buildvcs=false", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off",
+	// Under -race the steps build with it too: their dependencies are then
+	// the ones make test compiled already (2.6 min of CPU less on a cold
+	// build cache, measured on 2 cores).
+	goflags := "GOFLAGS=-mod=mod -buildvcs=false"
+	if raceBuild {
+		goflags += " -race"
+	}
+	env := append(os.Environ(), goflags, "GOPROXY=off", "GOSUMDB=off", "GOWORK=off",
 		"GOTOOLCHAIN=local", "PATH="+filepath.Dir(goCmd)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	for line := range strings.SplitSeq(strings.TrimSpace(block), "\n") {
 		line, _, _ = strings.Cut(line, "#")
