@@ -63,6 +63,18 @@ func TestConversationPageInBrowser(t *testing.T) {
 		if n := eval[int](t, tb, `document.querySelectorAll('details.row').length`); n != len(res.reports) {
 			t.Errorf("%d rows, want %d", n, len(res.reports))
 		}
+		// Nothing would tell a reader the rows open without a mark on each
+		// and a line saying what a row holds (issue 31 item 14).
+		mark := `getComputedStyle(document.querySelector('details.row > summary'), '::before').content`
+		if m := eval[string](t, tb, mark); m != `"▸"` {
+			t.Errorf("a closed row's disclosure mark is %s, want \"▸\"", m)
+		}
+		hint := eval[string](t, tb, `(document.querySelector('.rows-hint') || {}).innerText || ''`)
+		for _, w := range []string{"opens", "summarizer round", "replaced", "summary"} {
+			if !strings.Contains(hint, w) {
+				t.Errorf("the line above the rows %q does not say %q", hint, w)
+			}
+		}
 		shown := `(() => { const s = document.querySelector('details.row .summary-text'); return s.getClientRects().length > 0 && s.innerText.includes(%q) })()`
 		if eval[bool](t, tb, fmt.Sprintf(shown, summary)) {
 			t.Fatal("the first row's summary is visible before the row is expanded")
@@ -73,6 +85,9 @@ func TestConversationPageInBrowser(t *testing.T) {
 		}
 		if !eval[bool](t, tb, fmt.Sprintf(shown, summary)) {
 			t.Fatal("expanding the first row does not show its summary")
+		}
+		if m := eval[string](t, tb, mark); m != `"▾"` {
+			t.Errorf("an open row's disclosure mark is %s, want \"▾\"", m)
 		}
 	})
 
