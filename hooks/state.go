@@ -19,7 +19,12 @@ type State struct {
 	// ContextTokens is the provider-reported size of the last model call
 	// (prompt + completion). Zero means unknown: count everything locally.
 	ContextTokens int
-	// StepCount is the number of completed steps (model calls that were answered).
+	// StepCount is the number of completed steps (model calls that were
+	// answered). Steps are numbered once for the whole project: step N is
+	// the run's Nth model call, counting from 1, so hooks at BeforeLLM,
+	// BeforeTool and AfterTool run in step StepCount+1 (agent events carry
+	// that number), and a compaction is shown as coming before that step
+	// (compaction.Report.BeforeStep) in logs, reports and the inspector.
 	StepCount int
 	// LastModelCallAt is when the reply of the previous model call of this
 	// conversation arrived (set by the agent package and the Eino

@@ -53,6 +53,7 @@ type compactionStat struct {
 	latency                  time.Duration
 	stall                    time.Duration // how long the model call waited (Report.Stall)
 	prepared                 bool          // computed in the background (Report.Prepared)
+	shared                   bool          // written by another hook and taken from the store (Report.Shared)
 	rounds, attempts         int
 	sumPrompt, sumCompletion int // the summarizer's reported usage
 	sumCached                int // of sumPrompt, what the provider reported read from its cache
@@ -149,7 +150,9 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	if rep == nil {
 		return
 	}
-	step := len(r.steps) + 1
+	// The step numbering of the hook's log and the inspector
+	// (Report.BeforeStep): the run's model calls, counting from 1.
+	step := rep.BeforeStep()
 	if !rep.Compacted {
 		switch {
 		case rep.Err != nil:
@@ -166,11 +169,13 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	}
 	c := compactionStat{beforeStep: step, msgsBefore: rep.MessagesBefore, msgsAfter: rep.MessagesAfter,
 		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, rounds: len(rep.Rounds), stall: rep.Stall, prepared: rep.Prepared,
-		est: rep.Estimated, overhead: rep.Overhead, trigger: rep.Trigger, invalidated: rep.InvalidatedTokens}
-	c.replaced = len(lo.Without(before, msgs...))
+		est: rep.Estimated, overhead: rep.Overhead, trigger: rep.Trigger, invalidated: rep.InvalidatedTokens, shared: rep.Shared}
+	// By content, not pointer: a compaction applied from the store holds
+	// decoded copies of the messages it kept.
+	c.replaced = compaction.ReplacedMessages(before, msgs)
 	// Markers new in msgs that no summarizer round accounts for name the
 	// strategy that wrote them (sliding window, pruning), once each.
-	tiers := lo.Uniq(lo.FilterMap(lo.Without(msgs, before...), func(m *schema.Message, _ int) (string, bool) {
+	tiers := lo.Uniq(lo.FilterMap(compaction.NewMessages(before, msgs), func(m *schema.Message, _ int) (string, bool) {
 		mk, ok := compaction.MarkerOf(m)
 		return mk.Strategy, ok && mk.Strategy != compaction.StrategySummarization
 	}))
@@ -410,18 +415,31 @@ func callList(m map[string]int) string {
 }
 
 // waited says how long the model call waited for a compaction and whether
-// the compaction had been prepared in the background (prepare_at).
+// the compaction had been prepared in the background (prepare_at), and
+// whether another hook wrote it and this one took it from the store.
 func waited(c compactionStat) string {
-	if c.prepared {
-		return ms(c.stall) + " (prepared)"
+	if w := origin(c); w != "" {
+		return ms(c.stall) + " (" + w + ")"
 	}
 	return ms(c.stall)
 }
 
 // waitedShort is waited for the summary table.
 func waitedShort(c compactionStat) string {
-	if c.prepared {
-		return ms(c.stall) + " prepared"
+	if w := origin(c); w != "" {
+		return ms(c.stall) + " " + w
 	}
 	return ms(c.stall)
+}
+
+// origin is "shared" for a compaction taken from the store, "prepared"
+// for one prepared in the background here, else "".
+func origin(c compactionStat) string {
+	switch {
+	case c.shared:
+		return "shared"
+	case c.prepared:
+		return "prepared"
+	}
+	return ""
 }

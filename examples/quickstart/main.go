@@ -88,7 +88,7 @@ func run(ctx context.Context, out io.Writer, baseURL, apiKey, model string, wind
 		// Sees every compaction: what it replaced and what it saved.
 		Observer: compaction.ObserverFunc(func(_ context.Context, r compaction.Report) {
 			fmt.Fprintf(out, "compaction before step %d: %d -> %d messages, %d -> %d tokens, %d summarizer rounds\n",
-				r.Step+1, r.MessagesBefore, r.MessagesAfter, r.TokensBefore, r.TokensAfter, len(r.Rounds))
+				r.BeforeStep(), r.MessagesBefore, r.MessagesAfter, r.TokensBefore, r.TokensAfter, len(r.Rounds))
 		}),
 	})
 	if err != nil {

@@ -391,7 +391,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	// Checked first: this runs before every model call, and building the
 	// record's arguments allocates even when debug logging is off.
 	if h.log.Enabled(ctx, slog.LevelDebug) {
-		h.log.DebugContext(ctx, "compaction estimate", "step", state.StepCount, "estimated_tokens", est,
+		h.log.DebugContext(ctx, "compaction estimate", "step", state.StepCount+1, "estimated_tokens", est,
 			"provider_tokens", state.ContextTokens, "trigger_tokens", trigger, "triggered", r.Triggered)
 	}
 	// early: a cold cache and a prepared compaction ready below the
@@ -427,7 +427,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	// Debug: the outcome has its own record (Debug when routine, Warn when
 	// something failed); a library logs nothing routine at Info.
 	if h.log.Enabled(ctx, slog.LevelDebug) {
-		h.log.DebugContext(ctx, "compaction triggered", "step", state.StepCount, "estimated_tokens", est,
+		h.log.DebugContext(ctx, "compaction triggered", "step", state.StepCount+1, "estimated_tokens", est,
 			"trigger_tokens", trigger, "target_tokens", r.Target, "overhead_tokens", r.Overhead, "messages", len(messages))
 	}
 
@@ -519,7 +519,7 @@ func (h *CompactionHook) compact(ctx context.Context, j *job, r *Report) ([]*sch
 		// The run ended while the compactor worked. Whatever it returned,
 		// a cancelled run must say so and keep its conversation, also when
 		// a custom compactor declined or ignored ctx.
-		h.log.DebugContext(ctx, "compaction abandoned: the run's context ended", "step", r.Step, "error", cerr.Error())
+		h.log.DebugContext(ctx, "compaction abandoned: the run's context ended", "step", r.BeforeStep(), "error", cerr.Error())
 		var jerr error
 		if isDone(j) {
 			jerr = j.err
@@ -536,11 +536,11 @@ func (h *CompactionHook) compact(ctx context.Context, j *job, r *Report) ([]*sch
 func (h *CompactionHook) checked(ctx context.Context, j *job, r *Report) ([]*schema.Message, error) {
 	if j.err != nil && errors.Is(j.err, errNotShared) {
 		// Not the compactor's failure: the caller compacts itself.
-		h.log.DebugContext(ctx, "shared compaction unusable", "step", r.Step, "error", j.err.Error())
+		h.log.DebugContext(ctx, "shared compaction unusable", "step", r.BeforeStep(), "error", j.err.Error())
 		return nil, nil
 	}
 	if j.err != nil {
-		h.log.WarnContext(ctx, "compaction failed", "step", r.Step, "error", j.err.Error())
+		h.log.WarnContext(ctx, "compaction failed", "step", r.BeforeStep(), "error", j.err.Error())
 		return nil, fmt.Errorf("compaction: %s: %w", h.kind, j.err)
 	}
 	if j.result == nil {
@@ -549,16 +549,16 @@ func (h *CompactionHook) checked(ctx context.Context, j *job, r *Report) ([]*sch
 			// (RaiseOnFailure false): that is a failure, not a
 			// conversation with nothing left to compact.
 			r.Err = cause
-			h.log.WarnContext(ctx, "compaction failed: the summarizer failed and nothing was compacted", "step", r.Step, "error", cause.Error())
+			h.log.WarnContext(ctx, "compaction failed: the summarizer failed and nothing was compacted", "step", r.BeforeStep(), "error", cause.Error())
 			return nil, nil
 		}
-		h.log.DebugContext(ctx, "compaction declined: nothing left to compact", "step", r.Step, "target_tokens", j.target)
+		h.log.DebugContext(ctx, "compaction declined: nothing left to compact", "step", r.BeforeStep(), "target_tokens", j.target)
 		return nil, nil
 	}
 	// The hook does not trust its compactor: a custom one that orphans a
 	// tool result would get every later model call rejected by the provider.
 	if err := newPairingFaults(j.snapshot, j.result); err != nil {
-		h.log.ErrorContext(ctx, "compaction refused: the compactor broke tool-call pairing", "step", r.Step, "error", err.Error())
+		h.log.ErrorContext(ctx, "compaction refused: the compactor broke tool-call pairing", "step", r.BeforeStep(), "error", err.Error())
 		return nil, fmt.Errorf("compaction: %s: %w", h.kind, err)
 	}
 	return j.result, nil
@@ -591,7 +591,7 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 	compacted, ok := mergeAppended(snapshot, state.Messages, result)
 	if !ok {
 		h.log.WarnContext(ctx, "the conversation was rewritten while compaction ran; keeping that rewrite and dropping this compaction",
-			"step", r.Step, "messages_before", r.MessagesBefore, "messages_now", len(state.Messages))
+			"step", r.BeforeStep(), "messages_before", r.MessagesBefore, "messages_now", len(state.Messages))
 		return nil
 	}
 	// Judge the compactor on what it was given and returned: messages
@@ -606,7 +606,7 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 		// A compactor that makes things no smaller has done nothing useful;
 		// keeping the original loses nothing.
 		h.log.WarnContext(ctx, "compaction ignored: the compactor's result is not smaller",
-			"step", r.Step, "tokens_before", before, "tokens_after", left)
+			"step", r.BeforeStep(), "tokens_before", before, "tokens_after", left)
 		r.Err = fmt.Errorf("compaction: %s: the result is not smaller (%d tokens, %d before); ignored", h.kind, left, before)
 		return nil
 	}
@@ -632,9 +632,9 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 	}
 	state.Messages = compacted
 	r.Compacted, r.MessagesAfter, r.TokensAfter = true, len(compacted), left
-	h.log.DebugContext(ctx, "compaction applied", "step", r.Step, "messages_before", r.MessagesBefore,
+	h.log.DebugContext(ctx, "compaction applied", "step", r.BeforeStep(), "messages_before", r.MessagesBefore,
 		"messages_after", r.MessagesAfter, "tokens_before", r.TokensBefore, "tokens_after", left,
-		"target_tokens", r.Target, "rounds", len(r.Rounds), "duration", r.Duration, "prepared", r.Prepared, "fallback", r.Fallback)
+		"target_tokens", r.Target, "rounds", len(r.Rounds), "duration", r.Duration, "prepared", r.Prepared, "shared", r.Shared, "fallback", r.Fallback)
 	return nil
 }
 

@@ -149,7 +149,7 @@ func (h *CompactionHook) backedOff(ctx context.Context, messages []*schema.Messa
 		return false
 	}
 	r.BackedOff = true
-	h.log.DebugContext(ctx, "compaction backed off after a failed attempt", "step", r.Step, "estimated_tokens", r.Estimated)
+	h.log.DebugContext(ctx, "compaction backed off after a failed attempt", "step", r.BeforeStep(), "estimated_tokens", r.Estimated)
 	if h.observer != nil {
 		h.observer.ObserveCompaction(ctx, *r)
 	}
@@ -177,7 +177,7 @@ func (h *CompactionHook) settle(ctx context.Context, messages []*schema.Message,
 	// Debug: the outcome itself already has its one record.
 	if !r.Compacted && r.Err != nil && h.log.Enabled(ctx, slog.LevelDebug) {
 		h.log.DebugContext(ctx, "compaction did not apply; not trying again for this conversation until it grows or a few calls pass",
-			"step", r.Step, "estimated_tokens", r.Estimated, "retry_after_calls", backoffSteps,
+			"step", r.BeforeStep(), "estimated_tokens", r.Estimated, "retry_after_calls", backoffSteps,
 			"retry_after_tokens", r.Estimated+int(backoffGrowth*float64(h.window)))
 	}
 	if ctx.Err() != nil {
@@ -195,6 +195,6 @@ func (h *CompactionHook) settle(ctx context.Context, messages []*schema.Message,
 	if r.Err != nil {
 		why = "compaction failed: " + r.Err.Error()
 	}
-	h.log.ErrorContext(ctx, "the coming model call is estimated above the context window: "+why, "step", r.Step,
+	h.log.ErrorContext(ctx, "the coming model call is estimated above the context window: "+why, "step", r.BeforeStep(),
 		"estimated_tokens", est, "window_tokens", h.window)
 }

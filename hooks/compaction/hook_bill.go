@@ -121,7 +121,7 @@ func (h *CompactionHook) weigh(ctx context.Context, before, after []*schema.Mess
 		if kept := left + r.Overhead; !c.pays(*h.prices, kept) {
 			r.Unprofitable = true
 			h.log.DebugContext(ctx, "compaction not applied: re-sending what it keeps costs more than it saves before the next compaction",
-				"step", r.Step, "estimated_tokens", r.Estimated, "tokens_after", left, "resent_cost", c.resent(*h.prices, kept),
+				"step", r.BeforeStep(), "estimated_tokens", r.Estimated, "tokens_after", left, "resent_cost", c.resent(*h.prices, kept),
 				"saving", c.saving(*h.prices, kept))
 			return true, nil
 		}

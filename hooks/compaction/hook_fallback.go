@@ -59,14 +59,14 @@ func (h *CompactionHook) fallBack(ctx context.Context, state *hooks.State, r *Re
 	for _, st := range h.fallback {
 		out, err := st.compactor.Compact(ctx, current, r.Target, h.counter)
 		if err != nil {
-			h.log.WarnContext(ctx, "compaction fallback failed", "step", r.Step, "fallback", st.name, "error", err.Error())
+			h.log.WarnContext(ctx, "compaction fallback failed", "step", r.BeforeStep(), "fallback", st.name, "error", err.Error())
 			break
 		}
 		if out == nil {
 			continue
 		}
 		if size, err = h.counter.Count(ctx, out, nil); err != nil {
-			h.log.WarnContext(ctx, "compaction fallback failed: counting its result", "step", r.Step, "error", err.Error())
+			h.log.WarnContext(ctx, "compaction fallback failed: counting its result", "step", r.BeforeStep(), "error", err.Error())
 			return
 		}
 		current, used = out, append(used, st.name)
@@ -75,7 +75,7 @@ func (h *CompactionHook) fallBack(ctx context.Context, state *hooks.State, r *Re
 		}
 	}
 	if len(used) == 0 || newPairingFaults(snapshot, current) != nil {
-		h.log.WarnContext(ctx, "compaction fallback found nothing it may remove", "step", r.Step, "estimated_tokens", est, "window_tokens", h.window)
+		h.log.WarnContext(ctx, "compaction fallback found nothing it may remove", "step", r.BeforeStep(), "estimated_tokens", est, "window_tokens", h.window)
 		return
 	}
 	// Set before apply, whose "compaction applied" record names it; apply
@@ -94,7 +94,7 @@ func (h *CompactionHook) fallBack(ctx context.Context, state *hooks.State, r *Re
 	if !compacted {
 		why = "nothing was compacted and the coming call was estimated above the context window less the fallback margin"
 	}
-	attrs := []any{"step", r.Step, "fallback", r.Fallback, "estimated_tokens", est, "window_tokens", h.window,
+	attrs := []any{"step", r.BeforeStep(), "fallback", r.Fallback, "estimated_tokens", est, "window_tokens", h.window,
 		"limit_tokens", int(h.limit()), "tokens_after", r.TokensAfter}
 	if cause != nil {
 		why = "the compaction failed and the coming call was estimated above the context window less the fallback margin"

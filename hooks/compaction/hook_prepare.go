@@ -61,7 +61,7 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	}
 	msgTokens, err := h.counter.Count(ctx, messages, nil)
 	if err != nil {
-		h.log.DebugContext(ctx, "compaction not prepared: counting the conversation failed", "step", state.StepCount, "error", err.Error())
+		h.log.DebugContext(ctx, "compaction not prepared: counting the conversation failed", "step", state.StepCount+1, "error", err.Error())
 		return false
 	}
 	trigger, base := h.Thresholds()
@@ -79,7 +79,7 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	// come sooner.
 	keep, err := h.billKeep(ctx, messages, int(trigger), overhead, full+overhead, h.verbatimFloor())
 	if err != nil {
-		h.log.DebugContext(ctx, "compaction not prepared: counting for the bill failed", "step", state.StepCount, "error", err.Error())
+		h.log.DebugContext(ctx, "compaction not prepared: counting for the bill failed", "step", state.StepCount+1, "error", err.Error())
 		return false
 	}
 	if keep >= 0 {
@@ -123,7 +123,7 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 		return false
 	}
 	if h.log.Enabled(ctx, slog.LevelDebug) {
-		h.log.DebugContext(ctx, "compaction preparing in the background", "step", state.StepCount, "estimated_tokens", est,
+		h.log.DebugContext(ctx, "compaction preparing in the background", "step", state.StepCount+1, "estimated_tokens", est,
 			"target_tokens", target, "messages", len(messages))
 	}
 	return true
@@ -182,20 +182,19 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 	if err != nil || result == nil {
 		// Never fatal: the trigger is here, so compact the usual way.
 		// Debug: the compaction that follows has the outcome's record.
-		h.log.DebugContext(ctx, "prepared compaction unusable; compacting now", "step", r.Step, "prepared_at_step", j.step)
+		h.log.DebugContext(ctx, "prepared compaction unusable; compacting now", "step", r.BeforeStep(), "prepared_at_step", j.step+1)
 		return false, nil
 	}
-	// Set before apply, whose "compaction applied" record reports it.
-	r.Prepared = true
+	// Set before apply, whose "compaction applied" record reports them.
+	r.Prepared, r.Shared = true, j.shared
 	if err := h.apply(ctx, state, j.snapshot, result, j.tokens, j.resultTokens, r); err != nil {
-		r.Prepared = false
+		r.Prepared, r.Shared = false, false
 		return false, withCtxErr(ctx, err)
 	}
 	if !r.Compacted {
-		r.Prepared = false
+		r.Prepared, r.Shared = false, false
 		return false, nil
 	}
-	r.Shared = j.shared
 	if trigger, _ := h.Thresholds(); float64(r.TokensAfter+r.Overhead) >= trigger {
 		// What was appended since the snapshot keeps the call at the
 		// trigger. Below the ceiling the call goes out and the rest is
@@ -204,11 +203,11 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 		if est := r.TokensAfter + r.Overhead; float64(est) < h.ceiling() && h.prepare(ctx, state, est) {
 			r.Preparing = true
 			h.log.DebugContext(ctx, "prepared compaction still leaves the call at the trigger; preparing the rest in the background",
-				"step", r.Step, "tokens_after", r.TokensAfter, "trigger_tokens", trigger, "ceiling_tokens", h.ceiling())
+				"step", r.BeforeStep(), "tokens_after", r.TokensAfter, "trigger_tokens", trigger, "ceiling_tokens", h.ceiling())
 			return true, nil
 		}
 		h.log.DebugContext(ctx, "prepared compaction still leaves the call at the trigger; compacting the rest now",
-			"step", r.Step, "tokens_after", r.TokensAfter, "trigger_tokens", trigger)
+			"step", r.BeforeStep(), "tokens_after", r.TokensAfter, "trigger_tokens", trigger)
 		return false, nil
 	}
 	return true, nil
@@ -233,8 +232,8 @@ func (h *CompactionHook) deferred(ctx context.Context, state *hooks.State, r *Re
 	}
 	r.Deferred = true
 	if h.log.Enabled(ctx, slog.LevelDebug) {
-		h.log.DebugContext(ctx, "compaction deferred: the prepared compaction is still being written", "step", r.Step,
-			"estimated_tokens", r.Estimated, "ceiling_tokens", h.ceiling(), "prepared_at_step", j.step)
+		h.log.DebugContext(ctx, "compaction deferred: the prepared compaction is still being written", "step", r.BeforeStep(),
+			"estimated_tokens", r.Estimated, "ceiling_tokens", h.ceiling(), "prepared_at_step", j.step+1)
 	}
 	if h.observer != nil {
 		h.observer.ObserveCompaction(ctx, *r)

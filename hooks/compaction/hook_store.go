@@ -399,13 +399,16 @@ func (h *CompactionHook) compactShared(ctx context.Context, state *hooks.State, 
 	if compacted == nil {
 		return false, nil
 	}
+	// Set before apply, whose "compaction applied" record reports it.
+	r.Shared = j.shared
 	if err := h.apply(ctx, state, j.snapshot, compacted, j.tokens, j.resultTokens, r); err != nil {
+		r.Shared = false
 		return true, withCtxErr(ctx, err)
 	}
 	if !r.Compacted {
+		r.Shared = false
 		return !j.shared, nil
 	}
-	r.Shared = j.shared
 	if trigger, _ := h.Thresholds(); j.shared && float64(r.TokensAfter+r.Overhead) >= trigger {
 		// What the conversation gained since the shared prefix keeps it at
 		// the trigger: the caller compacts the rest.

@@ -15,8 +15,8 @@ import (
 // Round per summarizer call.
 type Report struct {
 	// Step is State.StepCount when the hook ran: the number of steps (model
-	// calls) already completed, so the call this compaction comes before is
-	// step Step+1, counting from 1 as the agent's events and the demo do.
+	// calls) already completed. The step this compaction came before, as
+	// the project shows it everywhere, is BeforeStep.
 	Step           int
 	Estimated      int     // estimated size of the coming model call
 	ProviderTokens int     // State.ContextTokens as the hook found it; 0 = unknown
@@ -107,6 +107,13 @@ type Report struct {
 	// after a failure.
 	Unprofitable bool
 }
+
+// BeforeStep is the number of the step this compaction came before, in the
+// one numbering the project shows (hooks.State.StepCount defines it): step
+// N is the run's Nth model call, counting from 1, so a hook at BeforeLLM
+// runs before step State.StepCount+1. The hook's log lines ("step"), the
+// fx demo's report and the compaction inspector all show this number.
+func (r Report) BeforeStep() int { return r.Step + 1 }
 
 // PreparedDone describes a compaction prepared in the background when it
 // finishes (HookConfig.OnPrepared). Its rounds are reported with the model

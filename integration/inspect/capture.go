@@ -119,20 +119,21 @@ func (rec *record) captureContent(before, after []*schema.Message, rounds []comp
 // captureFallback keeps what the fallback changed: the messages of the
 // conversation as the replayed rounds left it (items) that are not in
 // after, and the messages of after that were in neither, summaries of
-// the rounds aside. The fallback keeps the messages it does not touch (the
-// hook measures the cache it invalidates by the same identity), so pointer
-// identity tells them apart. Past limit bytes nothing is kept: the whole
-// record's text would be over Config.MaxContentBytes and dropped anyway.
+// the rounds aside. Messages are matched by content (compaction.MessageDigest),
+// as compaction.ReplacedMessages counts them: a compaction applied from a
+// Store holds decoded copies of the messages it kept, which are not the
+// ones it replaced. Past limit bytes nothing is kept: the whole record's
+// text would be over Config.MaxContentBytes and dropped anyway.
 func (rec *record) captureFallback(items []item, replayed bool, after []*schema.Message, limit int) {
 	if !replayed {
 		rec.FallbackContent = &fallbackContent{Note: "The rounds of this compaction could not be replayed; what the fallback removed was not kept."}
 		return
 	}
-	inAfter := make(map[*schema.Message]bool, len(after))
+	inAfter := make(map[compaction.Digest]int, len(after))
 	for _, m := range after {
-		inAfter[m] = true
+		inAfter[compaction.MessageDigest(m)]++
 	}
-	known := make(map[*schema.Message]bool, len(items))
+	known := make(map[compaction.Digest]int, len(items))
 	fc := &fallbackContent{}
 	n := 0
 	keep := func(list *[]string, m *schema.Message) bool {
@@ -147,14 +148,20 @@ func (rec *record) captureFallback(items []item, replayed bool, after []*schema.
 		if it.round >= 0 {
 			continue
 		}
-		known[it.msg] = true
-		if !inAfter[it.msg] && !keep(&fc.Removed, it.msg) {
+		d := compaction.MessageDigest(it.msg)
+		known[d]++
+		if inAfter[d] > 0 {
+			inAfter[d]--
+			continue
+		}
+		if !keep(&fc.Removed, it.msg) {
 			rec.FallbackContent = &fallbackContent{Note: fallbackTooLarge}
 			return
 		}
 	}
 	for _, m := range after {
-		if known[m] {
+		if d := compaction.MessageDigest(m); known[d] > 0 {
+			known[d]--
 			continue
 		}
 		if mk, ok := compaction.MarkerOf(m); ok && mk.Strategy == compaction.StrategySummarization {

@@ -135,8 +135,11 @@ func newChart(s snapshot) chart {
 		if rec.Fallback != "" {
 			kind += " (" + rec.Fallback + ")"
 		}
+		if rec.Shared {
+			kind += ", shared"
+		}
 		c.Markers = append(c.Markers, marker{Kind: rec.Kind, Call: rec.Call, Anchor: anchor(rec.Call), D: shape(rec.Kind, px, py),
-			Title: fmt.Sprintf("call %d: %s, %d tokens estimated", rec.Call, kind, rec.Estimated)})
+			Title: fmt.Sprintf("#%d before step %d (call %d): %s, %d tokens estimated", rec.N, rec.Step, rec.Call, kind, rec.Estimated)})
 	}
 	return c
 }

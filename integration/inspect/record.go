@@ -26,9 +26,13 @@ const (
 
 // record is one triggered compaction. Once filed it is never modified.
 type record struct {
-	Call      int // call.N of the model call it preceded
-	Time      time.Time
-	Kind      string
+	Call int // call.N of the model call it preceded
+	// N is the compaction's number in the conversation, counting from 1.
+	N    int
+	Time time.Time
+	Kind string
+	// Step is the step it came before (Report.BeforeStep), numbered as
+	// the hook's log and the fx demo number it.
 	Step      int
 	Estimated int
 	Trigger   float64
@@ -54,6 +58,10 @@ type record struct {
 	// Deep: the compaction was asked to keep the newest fifth of the
 	// window verbatim and summarize everything older (Report.Deep).
 	Deep bool
+	// Shared: the compaction applied was written by a hook sharing the
+	// same Store, maybe in another process, and taken from it
+	// (Report.Shared).
+	Shared bool
 
 	Rounds []round
 	// FallbackContent is what the fallback removed and put in; nil unless
@@ -109,11 +117,11 @@ func kindOf(rep compaction.Report, err error) string {
 
 func newRecord(rep compaction.Report, hookErr error) *record {
 	err := errorOf(rep, hookErr)
-	rec := &record{Kind: kindOf(rep, err), Step: rep.Step, Estimated: rep.Estimated, Trigger: rep.Trigger, Target: rep.Target,
+	rec := &record{Kind: kindOf(rep, err), Step: rep.BeforeStep(), Estimated: rep.Estimated, Trigger: rep.Trigger, Target: rep.Target,
 		Overhead: rep.Overhead, Overflow: rep.Overflow, MessagesBefore: rep.MessagesBefore, MessagesAfter: rep.MessagesAfter,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Saved: rep.Saved(), Duration: rep.Duration, Stall: rep.Stall,
 		Err: errText(err), Applied: rep.Compacted, Fallback: clip(rep.Fallback, maxIDBytes), Unprofitable: rep.Unprofitable,
-		InvalidatedTokens: rep.InvalidatedTokens, Deep: rep.Deep}
+		InvalidatedTokens: rep.InvalidatedTokens, Deep: rep.Deep, Shared: rep.Shared}
 	for _, rd := range rep.Rounds {
 		x := round{Tier: rd.Tier, Replaced: len(rd.Indices), TokensBefore: rd.TokensBefore, TokensAfter: rd.TokensAfter,
 			Latency: rd.Latency, Err: errText(rd.Err), Model: clip(rd.Model, maxIDBytes), Attempts: rd.Attempts,

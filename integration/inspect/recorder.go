@@ -61,7 +61,7 @@ type conversation struct {
 // call is one model call as the chart draws it.
 type call struct {
 	N         int // 1-based among the conversation's recorded calls
-	Step      int
+	Step      int // the step of the call (Report.BeforeStep)
 	Estimated int // estimated size before compaction
 	Sent      int // estimated size that went out: after compaction when it compacted
 }
@@ -103,7 +103,7 @@ func (r *Recorder) record(id string, limits *compaction.Limits, rep compaction.R
 		c.limits = *limits
 	}
 	c.nCalls++
-	cl := call{N: c.nCalls, Step: rep.Step, Estimated: rep.Estimated, Sent: rep.Estimated}
+	cl := call{N: c.nCalls, Step: rep.BeforeStep(), Estimated: rep.Estimated, Sent: rep.Estimated}
 	if rep.Compacted {
 		cl.Sent = rep.TokensAfter + rep.Overhead
 	}
@@ -111,8 +111,8 @@ func (r *Recorder) record(id string, limits *compaction.Limits, rep compaction.R
 	if rec == nil {
 		return
 	}
-	rec.Call, rec.Time = c.nCalls, now
 	c.nComps++
+	rec.Call, rec.N, rec.Time = c.nCalls, c.nComps, now
 	c.saved += rep.Saved()
 	if old, full := c.comps.push(rec); full {
 		c.content -= old.contentBytes

@@ -90,11 +90,12 @@ func TestBoundsEvictOldestFirst(t *testing.T) {
 		for _, c := range s.Compactions {
 			comps = append(comps, c.Step)
 		}
-		if !reflect.DeepEqual(calls, []int{2, 3, 4}) || s.DroppedCalls != 2 {
-			t.Errorf("calls of steps %v (%d dropped), want [2 3 4] (2 dropped)", calls, s.DroppedCalls)
+		// Report.Step 2, 3 and 4 are the calls of steps 3, 4 and 5.
+		if !reflect.DeepEqual(calls, []int{3, 4, 5}) || s.DroppedCalls != 2 {
+			t.Errorf("calls of steps %v (%d dropped), want [3 4 5] (2 dropped)", calls, s.DroppedCalls)
 		}
-		if !reflect.DeepEqual(comps, []int{3, 4}) || s.DroppedCompactions != 3 {
-			t.Errorf("compactions of steps %v (%d dropped), want [3 4] (3 dropped)", comps, s.DroppedCompactions)
+		if !reflect.DeepEqual(comps, []int{4, 5}) || s.DroppedCompactions != 3 {
+			t.Errorf("compactions of steps %v (%d dropped), want [4 5] (3 dropped)", comps, s.DroppedCompactions)
 		}
 	})
 	t.Run("content: the oldest compaction's text goes, its report stays", func(t *testing.T) {

@@ -13,6 +13,7 @@
 //	                                 (deferred: a prepared compaction was still being written, see HookConfig.PrepareAt)
 //	                                 (unprofitable: HookConfig.Prices found the result costs more than it saves; not applied)
 //	                                 (fallback: the compaction left the call near the window and a model-free one ran, see Report.Fallback)
+//	                                 shared = true on a compaction applied from HookConfig.Store (Report.Shared)
 //	tokens_saved         counter    tokens removed by compactions ({token})
 //	cache.invalidated    counter    cached prefix tokens applied compactions made the provider drop, estimated from the previous request ({token})
 //	summarizer.rounds    counter    summarizer rounds; attributes tier, ok, shape = transcript | cache_aligned
@@ -83,7 +84,13 @@ func (o *Observer) ObserveCompaction(ctx context.Context, r compaction.Report) {
 	case r.Compacted:
 		outcome = "compacted"
 	}
-	o.compactions.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome)))
+	attrs := []attribute.KeyValue{attribute.String("outcome", outcome)}
+	if r.Shared {
+		// Written by another hook sharing the store: this one called no
+		// summarizer for it.
+		attrs = append(attrs, attribute.Bool("shared", true))
+	}
+	o.compactions.Add(ctx, 1, metric.WithAttributes(attrs...))
 	if r.Deferred || r.BackedOff {
 		// No compactor ran for this call: a zero duration would only
 		// drag the histogram down.

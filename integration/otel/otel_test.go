@@ -40,6 +40,9 @@ func TestObserverRecords(t *testing.T) {
 	// compacted; its saving counts.
 	obs.ObserveCompaction(ctx, compaction.Report{Triggered: true, Compacted: true, Err: errors.New("down"),
 		Fallback: compaction.StrategyToolResultPruning, TokensBefore: 1000, TokensAfter: 400})
+	// A compaction another hook wrote and this one applied from the store:
+	// compacted, and said to be shared (issue 30 item 9).
+	obs.ObserveCompaction(ctx, compaction.Report{Triggered: true, Compacted: true, Prepared: true, Shared: true, TokensBefore: 800, TokensAfter: 500})
 
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(ctx, &rm); err != nil {
@@ -69,7 +72,8 @@ func TestObserverRecords(t *testing.T) {
 		"einocompact.compactions/outcome=compacted":                                       1,
 		"einocompact.compactions/outcome=failed":                                          1,
 		"einocompact.compactions/outcome=declined":                                        1,
-		"einocompact.tokens_saved":                                                        600 + 600,
+		"einocompact.tokens_saved":                                                        600 + 600 + 300,
+		"einocompact.compactions/outcome=compacted/shared=true":                           1,
 		"einocompact.compactions/outcome=unprofitable":                                    1,
 		"einocompact.cache.invalidated":                                                   750,
 		"einocompact.summarizer.rounds/ok=true/shape=cache_aligned/tier=historical_turns": 1,
@@ -86,7 +90,7 @@ func TestObserverRecords(t *testing.T) {
 			t.Errorf("%s = %d, want %d (all: %v)", k, sums[k], v, sums)
 		}
 	}
-	if hist["einocompact.summarizer.latency"] != 2 || hist["einocompact.compaction.duration"] != 5 {
+	if hist["einocompact.summarizer.latency"] != 2 || hist["einocompact.compaction.duration"] != 6 {
 		t.Errorf("histograms %v", hist)
 	}
 }

@@ -1,0 +1,48 @@
+package compaction
+
+import "github.com/cloudwego/eino/schema"
+
+// ReplacedMessages counts the messages of before that after no longer
+// holds: those a compaction summarized, dropped or pruned. Messages are
+// matched by content (MessageDigest), each message of after standing for
+// at most one of before, so a compaction applied from a Store, whose
+// messages are decoded copies, counts what it replaced and not every
+// message it kept. Counting by pointer would call each kept copy replaced.
+func ReplacedMessages(before, after []*schema.Message) int {
+	left := digestCounts(after)
+	n := 0
+	for _, m := range before {
+		d := MessageDigest(m)
+		if left[d] > 0 {
+			left[d]--
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// NewMessages returns, in order, the messages of after that before did not
+// hold, by content as ReplacedMessages matches them: the summaries and
+// markers a compaction put in.
+func NewMessages(before, after []*schema.Message) []*schema.Message {
+	left := digestCounts(before)
+	var out []*schema.Message
+	for _, m := range after {
+		d := MessageDigest(m)
+		if left[d] > 0 {
+			left[d]--
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func digestCounts(msgs []*schema.Message) map[Digest]int {
+	c := make(map[Digest]int, len(msgs))
+	for _, m := range msgs {
+		c[MessageDigest(m)]++
+	}
+	return c
+}
