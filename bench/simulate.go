@@ -83,6 +83,12 @@ type SimConfig struct {
 	// instead of einocompact, Eino and (with PrepareAt) the prepared hook.
 	// StrategyPrepared needs PrepareAt.
 	Strategies []string
+	// Script, when set, is the run to replay instead of Trajectory(Shape,
+	// Steps, Window, Seed); Steps is then its length.
+	Script *Script
+	// Summarizer, when set, writes the summaries' text in place of the
+	// Summarizer's generated one (Summarizer.Model).
+	Summarizer model.BaseChatModel
 }
 
 // StepRecord is one model call as a strategy made it.
@@ -201,6 +207,9 @@ type simStrategy interface {
 // number reported (the default approximate counter stands for the
 // provider's tokenizer) and summarizers with the same cost model.
 func Simulate(ctx context.Context, cfg SimConfig) ([]*SimResult, error) {
+	if cfg.Script != nil {
+		cfg.Steps = len(cfg.Script.Steps)
+	}
 	if cfg.Steps < 1 || cfg.Window < 1000 {
 		return nil, fmt.Errorf("bench: SimConfig needs Steps >= 1 and Window >= 1000, got %d and %d", cfg.Steps, cfg.Window)
 	}
@@ -210,7 +219,13 @@ func Simulate(ctx context.Context, cfg SimConfig) ([]*SimResult, error) {
 	if cfg.CompactTo == 0 {
 		cfg.CompactTo = 0.4
 	}
-	system, script := Trajectory(cfg.Shape, cfg.Steps, cfg.Window, cfg.Seed)
+	var system *schema.Message
+	var script []Step
+	if cfg.Script != nil {
+		system, script = cfg.Script.System, cfg.Script.Steps
+	} else {
+		system, script = Trajectory(cfg.Shape, cfg.Steps, cfg.Window, cfg.Seed)
+	}
 	var out []*SimResult
 	names := []string{StrategyEinocompact, StrategyEino}
 	if cfg.PrepareAt > 0 {
@@ -232,6 +247,9 @@ func Simulate(ctx context.Context, cfg SimConfig) ([]*SimResult, error) {
 func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema.Message, script []Step) (*SimResult, error) {
 	counter := compaction.DefaultCounter()
 	tools := Tools()
+	if cfg.Script != nil && cfg.Script.Tools != nil {
+		tools = cfg.Script.Tools
+	}
 	// Calls by the step whose compaction made them, the synchronous ones
 	// apart from those of compactions prepared in the background (which
 	// arrive from the hook's goroutines, and which the step that applies a
@@ -239,7 +257,7 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 	var mu sync.Mutex
 	byOrigin, bgByOrigin := map[int][]SummaryCall{}, map[int][]SummaryCall{}
 	var every []SummaryCall // in the order they were made
-	summarizer := &Summarizer{Counter: counter, OnCall: func(c SummaryCall) {
+	summarizer := &Summarizer{Counter: counter, Model: cfg.Summarizer, OnCall: func(c SummaryCall) {
 		mu.Lock()
 		defer mu.Unlock()
 		every = append(every, c)
@@ -344,7 +362,7 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 		res.Steps = append(res.Steps, StepRecord{Step: i, Before: before, Prompt: prompt, At: at[i]})
 
 		reply := *st.Reply
-		completion := counter.Tokens(counter.MessageCost(&reply), 1)
+		completion := ReplyTokens(&reply)
 		reply.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{
 			PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion,
 		}}

@@ -78,6 +78,12 @@ type Summarizer struct {
 	OnCall func(SummaryCall)
 	// ZeroLatency reports a latency of 0 (for micro-benchmarks).
 	ZeroLatency bool
+	// Model, when set, writes the summary: its reply's text is the
+	// Summarizer's (with the <all_user_messages> block added when the input
+	// asks for one and the text has none), and its size by Counter is the
+	// output the call reports and is timed by. Nil: the cost model writes a
+	// summary of OutputTokens.
+	Model model.BaseChatModel
 }
 
 var _ model.BaseChatModel = (*Summarizer)(nil)
@@ -134,13 +140,21 @@ func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, opts
 	if o := model.GetCommonOptions(nil, opts...); o.MaxTokens != nil && *o.MaxTokens > 0 {
 		out = min(out, *o.MaxTokens)
 	}
+	text := ""
+	if s.Model != nil {
+		if text, out, err = s.modelText(ctx, input, opts); err != nil {
+			return nil, err
+		}
+	}
 	background, _ := ctx.Value(backgroundKey{}).(bool)
 	call := SummaryCall{InputTokens: in, OutputTokens: out, Origin: originOf(ctx), Background: background,
 		Messages: slices.Clone(input), Tools: tools}
 	if !s.ZeroLatency {
 		call.Latency = Latency(in, out)
 	}
-	text := summaryText(out, wantsUserBlock(input))
+	if s.Model == nil {
+		text = summaryText(out, wantsUserBlock(input))
+	}
 	reply := schema.AssistantMessage(text, nil)
 	reply.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}}
 	if s.OnCall != nil {
@@ -148,6 +162,22 @@ func (s *Summarizer) Generate(ctx context.Context, input []*schema.Message, opts
 		s.OnCall(call)
 	}
 	return reply, nil
+}
+
+// modelText is Model's summary of input and its size in output tokens.
+func (s *Summarizer) modelText(ctx context.Context, input []*schema.Message, opts []model.Option) (string, int, error) {
+	r, err := s.Model.Generate(ctx, input, opts...)
+	if err != nil {
+		return "", 0, err
+	}
+	if r == nil {
+		return "", 0, errors.New("bench: the summarizer's model answered nothing")
+	}
+	text := r.Content
+	if wantsUserBlock(input) && !strings.Contains(text, "<all_user_messages>") {
+		text += "\n<all_user_messages>\n</all_user_messages>"
+	}
+	return text, ReplyTokens(schema.AssistantMessage(text, nil)), nil
 }
 
 // Stream implements model.BaseChatModel; summarizers are called with

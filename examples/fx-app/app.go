@@ -44,15 +44,19 @@ type output struct {
 // module built from cfg, the demo's workspace, tools, agent model and agent,
 // and the hooks feeding the step report.
 func appOptions(cfg *appConfig, out output, log *slog.Logger) fx.Option {
-	var slow fx.Option = fx.Options()
-	if cfg.summarizerLatency > 0 {
-		slow = fx.Decorate(func(s compactfx.Summarizer) compactfx.Summarizer { return slowSummarizer{s, cfg.summarizerLatency} })
-	}
+	// Every summarizer request goes to the run's reporter, for the bill;
+	// --summarizer-latency slows each down.
+	decorate := fx.Decorate(func(s compactfx.Summarizer) compactfx.Summarizer {
+		if cfg.summarizerLatency > 0 {
+			s = slowSummarizer{s, cfg.summarizerLatency}
+		}
+		return recordingSummarizer{s}
+	})
 	return fx.Options(
 		fx.Supply(cfg, out, log),
 		compactfx.WithSlogEventLogger(),
 		compactfx.Module(&cfg.Config),
-		slow,
+		decorate,
 		fx.Provide(
 			newWorkspace,
 			newTools,
@@ -251,7 +255,15 @@ func (r *runner) run(ctx context.Context) (*agent.Result, *reporter, error) {
 	if !r.out.quiet {
 		fmt.Fprintf(r.out.w, "\nanswer:\n%s\n", indent(strings.TrimSpace(res.Message.Content)))
 	}
-	rep.summary(r.out.w, runSummary{
+	var compared *comparison
+	if r.offlineSummarizer() {
+		// Eino's middleware gets the offline summarizer; next to a run
+		// whose summaries a model wrote, that would compare summarizers.
+		if compared, err = rep.compare(ctx, c.ContextWindow, c.CompactAt); err != nil {
+			return nil, rep, fmt.Errorf("comparing with Eino's middleware: %w", err)
+		}
+	}
+	rep.summary(r.out.w, runSummary{compared: compared,
 		model: r.model.name, summarizer: compactfx.SummarizerName(&r.cfg.Config), exit: res.ExitReason,
 		replay: r.model.replay, offlineSummarizer: r.offlineSummarizer(), fallbackOffline: r.cfg.Summarizer.FallbackOffline,
 		window: c.ContextWindow, trigger: trigger, target: target, toolCalls: res.ToolCallCounts, elapsed: time.Since(start),

@@ -57,3 +57,27 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// recordingSummarizer hands every request the summarizer answers, and the
+// reply, to the run's reporter (found in the call's ctx, which a compaction
+// prepared in the background keeps), so that the bill prices it.
+type recordingSummarizer struct {
+	compactfx.Summarizer
+}
+
+// Generate implements model.BaseChatModel.
+func (s recordingSummarizer) Generate(ctx context.Context, in []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	out, err := s.Summarizer.Generate(ctx, in, opts...)
+	if r := reporterFrom(ctx); r != nil && err == nil && out != nil {
+		r.summarized(in, model.GetCommonOptions(nil, opts...).Tools, out)
+	}
+	return out, err
+}
+
+// GetType keeps the wrapped summarizer's name in reports.
+func (s recordingSummarizer) GetType() string {
+	if t, ok := components.GetType(s.Summarizer); ok {
+		return t
+	}
+	return "Summarizer"
+}

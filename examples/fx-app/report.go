@@ -15,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 	"github.com/samber/lo"
 
+	"github.com/einocompact/einocompact/bench"
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction"
 )
@@ -34,6 +35,10 @@ type reporter struct {
 	preCompaction []*schema.Message  // the conversation before the compaction hook ran
 	pending       *compaction.Report // the report of the compaction that just ran
 	toolTokens    int                // the tool schemas' size by the local counter, sent with every call
+	tools         []*schema.ToolInfo // the tool schemas of the last call
+	// requests are the agent's and the summarizer's requests, as sent, in
+	// the order they were made, for the bill (compare).
+	requests []bench.Request
 }
 
 type stepStat struct {
@@ -57,7 +62,6 @@ type compactionStat struct {
 	rounds, attempts         int
 	sumPrompt, sumCompletion int // the summarizer's reported usage
 	sumCached                int // of sumPrompt, what the provider reported read from its cache
-	invalidated              int // the cached prefix the compaction invalidated (Report.InvalidatedTokens)
 	ids                      compaction.IdentifierStats
 }
 
@@ -103,6 +107,10 @@ func (r *reporter) modelReplied(ctx context.Context, st *hooks.State) {
 	if u := usage(reply); u != nil {
 		s.provider, s.completion = u.PromptTokens, u.CompletionTokens
 	}
+	plain := *reply
+	plain.ResponseMeta = nil
+	r.requests = append(r.requests, bench.Request{Step: len(r.steps), Tools: st.Tools, Messages: slices.Clone(sent), Output: bench.ReplyTokens(&plain)})
+	r.tools = st.Tools
 	r.shadow = append(r.shadow, reply)
 	r.steps = append(r.steps, s)
 	provider := "     -"
@@ -111,6 +119,16 @@ func (r *reporter) modelReplied(ctx context.Context, st *hooks.State) {
 	}
 	r.printf("step %2d  %-46s  prompt ~%5d est %s provider  (uncompacted ~%5d)\n",
 		len(r.steps), clipRunes(s.action, 46), s.est, provider, s.shadow)
+}
+
+// summarized records a summarizer request and its reply for the bill,
+// under the step whose model call it came before (or during, prepared in
+// the background).
+func (r *reporter) summarized(input []*schema.Message, tools []*schema.ToolInfo, reply *schema.Message) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.requests = append(r.requests, bench.Request{Step: len(r.steps), Summarizer: true, Tools: tools, Messages: slices.Clone(input),
+		Output: bench.ReplyTokens(schema.AssistantMessage(reply.Content, nil))})
 }
 
 // toolsRan records the tool results that follow the last assistant message.
@@ -169,13 +187,15 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	}
 	c := compactionStat{beforeStep: step, msgsBefore: rep.MessagesBefore, msgsAfter: rep.MessagesAfter,
 		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, rounds: len(rep.Rounds), stall: rep.Stall, prepared: rep.Prepared,
-		est: rep.Estimated, overhead: rep.Overhead, trigger: rep.Trigger, invalidated: rep.InvalidatedTokens, shared: rep.Shared}
+		est: rep.Estimated, overhead: rep.Overhead, trigger: rep.Trigger, shared: rep.Shared}
 	// By content, not pointer: a compaction applied from the store holds
 	// decoded copies of the messages it kept.
 	c.replaced = compaction.ReplacedMessages(before, msgs)
 	// Markers new in msgs that no summarizer round accounts for name the
-	// strategy that wrote them (sliding window, pruning), once each.
-	tiers := lo.Uniq(lo.FilterMap(compaction.NewMessages(before, msgs), func(m *schema.Message, _ int) (string, bool) {
+	// strategy that wrote them (sliding window, pruning), once each. New
+	// by pointer: a sliding window's note may say what the one it replaced
+	// said, and still be its work.
+	tiers := lo.Uniq(lo.FilterMap(lo.Without(msgs, before...), func(m *schema.Message, _ int) (string, bool) {
 		mk, ok := compaction.MarkerOf(m)
 		return mk.Strategy, ok && mk.Strategy != compaction.StrategySummarization
 	}))
@@ -273,16 +293,20 @@ func (r *reporter) summary(w io.Writer, res runSummary) {
 	}
 	row("peak prompt", "~%d est / %d provider", peakEst, peakProvider)
 	row("final prompt", "~%d est / %d provider; ~%d without compaction", last.est, last.provider, last.shadow)
-	row("prompt tokens, all", "~%d est with compaction vs ~%d without (%s saved; %s counting the summarizer's %d tokens too); provider: %d prompt + %d completion%s",
-		est, shadow, percent(shadow-est, shadow), percent(shadow-est-sumPrompt-sumCompletion, shadow), sumPrompt+sumCompletion,
-		provider, completion, onlyIf(res.replay, " (computed by the replay)"))
-	for _, p := range []struct {
-		name   string
-		prices compaction.Prices
-	}{{"no caching", compaction.PricesNoCache}, {"OpenAI-like", compaction.PricesOpenAI}} {
-		b := billOf(r.steps, r.compactions, p.prices)
-		row("bill, "+p.name, "~%.0f with compaction vs ~%.0f without (%s), in uncached input tokens (cached input %.1f, output %.0f; est counts; a call reads the previous call's prompt from the cache, less what a compaction invalidated)",
-			b.with, b.without, percent(int(b.without-b.with), int(b.without)), p.prices.CachedInput, p.prices.Output)
+	failNone := 0
+	if res.compared != nil {
+		failNone, _ = res.compared.overflow(res.compared.none)
+	}
+	if failNone > 0 {
+		row("prompt tokens, all", "~%d est with compaction; without it the run would have failed at call %d (below); provider: %d prompt + %d completion%s",
+			est, failNone, provider, completion, onlyIf(res.replay, " (computed by the replay)"))
+	} else {
+		row("prompt tokens, all", "~%d est with compaction vs ~%d without (%s saved; %s counting the summarizer's %d tokens too); provider: %d prompt + %d completion%s",
+			est, shadow, percent(shadow-est, shadow), percent(shadow-est-sumPrompt-sumCompletion, shadow), sumPrompt+sumCompletion,
+			provider, completion, onlyIf(res.replay, " (computed by the replay)"))
+	}
+	if res.compared != nil {
+		res.compared.write(w, row)
 	}
 	row("wall time", "%s", res.elapsed.Round(time.Millisecond))
 	if len(r.compactions) == 0 {
@@ -324,6 +348,9 @@ type runSummary struct {
 	trigger         float64
 	toolCalls       map[string]int
 	elapsed         time.Duration
+	// compared: the run next to Eino's middleware and no compaction; nil
+	// when the run's summarizer is not the offline one (see runner.run).
+	compared *comparison
 }
 
 func usage(m *schema.Message) *schema.TokenUsage {

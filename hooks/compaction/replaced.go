@@ -22,23 +22,6 @@ func ReplacedMessages(before, after []*schema.Message) int {
 	return n
 }
 
-// NewMessages returns, in order, the messages of after that before did not
-// hold, by content as ReplacedMessages matches them: the summaries and
-// markers a compaction put in.
-func NewMessages(before, after []*schema.Message) []*schema.Message {
-	left := digestCounts(before)
-	var out []*schema.Message
-	for _, m := range after {
-		d := MessageDigest(m)
-		if left[d] > 0 {
-			left[d]--
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 func digestCounts(msgs []*schema.Message) map[Digest]int {
 	c := make(map[Digest]int, len(msgs))
 	for _, m := range msgs {
