@@ -2,20 +2,24 @@
 // Eino agent with one tool, whose conversation a CompactionHook keeps inside
 // the model's context window.
 //
-//	OPENAI_API_KEY=sk-... go run ./examples/quickstart
+//	OPENAI_API_KEY=sk-... go run ./examples/quickstart [--window TOKENS]
 //
 // from the repository's root: the agent reads the repository's files.
 // OPENAI_BASE_URL and OPENAI_MODEL point it at any OpenAI-compatible
-// endpoint (default: OpenAI's, model gpt-4o-mini).
+// endpoint (default: OpenAI's, model gpt-4o-mini). The window defaults to a
+// tiny 3,000 tokens so that a first run shows a compaction; --window (or
+// EINOCOMPACT_WINDOW) sets your model's real one. It exits 1 when the agent
+// stops without an answer.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/components/tool"
@@ -28,17 +32,61 @@ import (
 	"github.com/einocompact/einocompact/openaienv"
 )
 
+// defaultWindow is deliberately tiny, so that reading a file or two
+// compacts; a real model's window is much larger (gpt-4o-mini's: 128,000).
+const defaultWindow = 3_000
+
 func main() {
+	os.Exit(cli(context.Background(), os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr))
+}
+
+// cli is main without the process: it reads the flags and the environment,
+// runs, and returns the exit code.
+func cli(ctx context.Context, args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	window := fs.Int("window", 0, "the model's context window in `tokens` (default $EINOCOMPACT_WINDOW, else 3000)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "window" })
+	env, _ := lookup("EINOCOMPACT_WINDOW")
+	w, err := windowOf(set, *window, env)
+	if err != nil {
+		fmt.Fprintln(stderr, "quickstart:", err)
+		return 2
+	}
 	// OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL, read as the fx
 	// module reads them. Check and Explain say which one is missing or wrong.
-	ep := openaienv.FromEnv(os.LookupEnv)
+	ep := openaienv.FromEnv(lookup)
 	if err := ep.Check(); err != nil {
-		log.Fatal(err)
+		fmt.Fprintln(stderr, "quickstart:", err)
+		return 1
 	}
-	err := run(context.Background(), os.Stdout, ep.BaseURL, ep.APIKey, ep.ModelOrDefault(), 128_000)
-	if err != nil {
-		log.Fatal(ep.Explain(err))
+	if err := run(ctx, stdout, ep.BaseURL, ep.APIKey, ep.ModelOrDefault(), w); err != nil {
+		fmt.Fprintln(stderr, "quickstart:", ep.Explain(err))
+		return 1
 	}
+	return 0
+}
+
+// windowOf is the window --window gave (set), else EINOCOMPACT_WINDOW's,
+// else defaultWindow.
+func windowOf(set bool, flagValue int, env string) (int, error) {
+	switch {
+	case set && flagValue <= 0:
+		return 0, fmt.Errorf("--window %d: want the model's context window, a positive number of tokens", flagValue)
+	case set:
+		return flagValue, nil
+	case env == "":
+		return defaultWindow, nil
+	}
+	n, err := strconv.Atoi(env)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("EINOCOMPACT_WINDOW=%q: want the model's context window, a positive number of tokens", env)
+	}
+	return n, nil
 }
 
 // run asks an agent that can read the files of the current directory what
@@ -82,11 +130,15 @@ func run(ctx context.Context, out io.Writer, baseURL, apiKey, model string, wind
 	if err != nil {
 		return err
 	}
+	compactions := 0
 	hook, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
 		Compactor:     compactor,
 		ContextWindow: window,
 		// Sees every compaction: what it replaced and what it saved.
 		Observer: compaction.ObserverFunc(func(_ context.Context, r compaction.Report) {
+			if r.Compacted {
+				compactions++
+			}
 			fmt.Fprintf(out, "compaction before step %d: %d -> %d messages, %d -> %d tokens, %d summarizer rounds\n",
 				r.BeforeStep(), r.MessagesBefore, r.MessagesAfter, r.TokensBefore, r.TokensAfter, len(r.Rounds))
 		}),
@@ -112,7 +164,17 @@ func run(ctx context.Context, out io.Writer, baseURL, apiKey, model string, wind
 	if err != nil {
 		return err
 	}
+	// Only a text answer is one; out of steps, the last message is whatever
+	// came last, a tool's result perhaps.
+	if res.ExitReason != agent.ExitText {
+		return fmt.Errorf("the agent stopped without an answer after %d model calls (exit %q; agent.Config.MaxSteps bounds the calls)",
+			res.StepCount, res.ExitReason)
+	}
 	fmt.Fprintln(out, res.Message.Content)
+	if compactions == 0 {
+		trigger, _ := hook.Thresholds()
+		fmt.Fprintf(out, "no compaction: no model call reached %.0f tokens, 70%% of the %d-token window; a smaller --window shows one\n", trigger, window)
+	}
 
 	// res.Messages is the conversation after compaction: send it, plus the
 	// next user message, on the next turn. Summaries carry a marker.
