@@ -32,29 +32,40 @@ func TestSharedCompactionsAreCountedByContent(t *testing.T) {
 		return rep
 	}
 	first, second := runOnce(), runOnce()
-	if len(first.compactions) == 0 || len(first.compactions) != len(second.compactions) {
-		t.Fatalf("%d then %d compactions; want the same, at least one", len(first.compactions), len(second.compactions))
-	}
-	shared := 0
-	for i, c := range second.compactions {
-		w := first.compactions[i]
+	type key struct{ step, before, after int }
+	wrote := map[key]compactionStat{}
+	for i, c := range first.compactions {
 		if c.shared {
-			shared++
-		}
-		if w.shared {
 			t.Errorf("compaction %d of the first run is marked shared; the store was empty", i+1)
 		}
-		if c.beforeStep != w.beforeStep || c.msgsBefore != w.msgsBefore || c.msgsAfter != w.msgsAfter {
-			t.Errorf("compaction %d: before step %d, %d -> %d messages; the first run: step %d, %d -> %d",
-				i+1, c.beforeStep, c.msgsBefore, c.msgsAfter, w.beforeStep, w.msgsBefore, w.msgsAfter)
+		wrote[key{c.beforeStep, c.msgsBefore, c.msgsAfter}] = c
+	}
+	// Which compactions the second run takes from the store, and whether
+	// one it takes leaves the call at the trigger and is followed by its
+	// own, depends on when the background work finishes; each shared one
+	// is checked against the compaction the first run made at the same
+	// step from the same messages.
+	matched := 0
+	for i, c := range second.compactions {
+		if !c.shared {
+			continue
 		}
-		if c.replaced != w.replaced || c.replaced != c.msgsBefore-c.msgsAfter+1 {
-			t.Errorf("compaction %d: %d messages replaced (%d -> %d); the run that wrote it replaced %d",
-				i+1, c.replaced, c.msgsBefore, c.msgsAfter, w.replaced)
+		// Each compaction of the demo puts one summary in place of the
+		// messages it replaced.
+		if c.replaced != c.msgsBefore-c.msgsAfter+1 {
+			t.Errorf("compaction %d (shared): %d messages replaced (%d -> %d messages, one summary put in)", i+1, c.replaced, c.msgsBefore, c.msgsAfter)
+		}
+		w, ok := wrote[key{c.beforeStep, c.msgsBefore, c.msgsAfter}]
+		if !ok {
+			continue
+		}
+		matched++
+		if c.replaced != w.replaced {
+			t.Errorf("compaction %d (shared) before step %d: %d messages replaced; the run that wrote it replaced %d", i+1, c.beforeStep, c.replaced, w.replaced)
 		}
 	}
-	if shared == 0 {
-		t.Fatal("the second run applied no compaction from the store: the test proves nothing")
+	if matched == 0 {
+		t.Fatal("the second run applied no compaction the first wrote: the test proves nothing")
 	}
 
 	// A third run, as main runs it, says so wherever it shows one: the
