@@ -27,6 +27,7 @@
 //  5. Markers tell a summary from a message a person wrote: IsStrategy(msg,
 //     StrategySummarization), or MarkerOf(msg). The marker under
 //     schema.Message.Extra[MetaKey] decides, never the text.
+//     ReplacedMessages counts what a compaction replaced, by content.
 //
 // Failures wrap ErrNoUsableSummary (the summarizer returned nothing usable)
 // and ErrSummaryNotSmaller (the summary did not shrink the conversation);
