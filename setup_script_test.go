@@ -121,7 +121,7 @@ func TestSetupReportsSkips(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	skips := [][3]string{
-		{"redis-server", "redis-server", "integration/redis.TestStoreA"},
+		{"redis-server", "redis-server", "integration/redisstore.TestStoreA"},
 		{"chromium", "chromium", "integration/inspect.TestPage/wide"},
 		{"redis-server", "redis-server", "integration/fx.TestStoreB"},
 	}

@@ -22,12 +22,12 @@ import (
 // checks cannot tell who wrote an entry: whoever can write to the store
 // can forge one that fits, with a summary of their choosing. A store
 // shared beyond the hooks' own processes must therefore authenticate what
-// it returns (package integration/redis: Config.Seal and Config.Open with
+// it returns (package integration/redisstore: Config.Seal and Config.Open with
 // NewHMAC) and return nothing it cannot authenticate. Keys are printable
 // ASCII without spaces. Every method must return within the
 // deadline of its ctx; the hook bounds each call and, when the store errs
 // or is slow, goes on as without one. Implementations must be safe for
-// concurrent use. See NewMemoryStore, and package integration/redis for one
+// concurrent use. See NewMemoryStore, and package integration/redisstore for one
 // shared between processes.
 type Store interface {
 	// Lookup returns the keys filed under conv (by Claim), newest first.

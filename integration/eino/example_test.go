@@ -107,7 +107,7 @@ func ExampleNewHookMiddleware() {
 		Compactor:     compactor,
 		ContextWindow: 4_000, // tiny, to see it work
 		// ADK gives back events, not the compacted history: the Observer
-		// (or Eino callbacks, or integration/otel) shows what compaction did.
+		// (or Eino callbacks, or integration/compactotel) shows what compaction did.
 		Observer: compaction.ObserverFunc(func(_ context.Context, r compaction.Report) {
 			fmt.Printf("compaction: applied %v, %d summarizer round(s), saved tokens: %v\n",
 				r.Compacted, len(r.Rounds), r.Saved() > 0)

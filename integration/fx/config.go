@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/einocompact/einocompact/integration/inspect"
-	redisstore "github.com/einocompact/einocompact/integration/redis"
+	"github.com/einocompact/einocompact/integration/redisstore"
 	"github.com/einocompact/einocompact/summarizer/failover"
 )
 
@@ -326,7 +326,7 @@ const (
 	// StoreMemory shares them between the hooks of one process.
 	StoreMemory = "memory"
 	// StoreRedis shares them between processes through Redis
-	// (integration/redis); see docs/deployment.md.
+	// (integration/redisstore); see docs/deployment.md.
 	StoreRedis = "redis"
 )
 
@@ -364,7 +364,7 @@ type StoreConfig struct {
 	MaxEntryBytes int `yaml:"max_entry_bytes"`
 	// AuthKeyEnv names the environment variable holding the key that
 	// authenticates shared compactions with kind redis (HMAC-SHA256 over
-	// each entry and key_prefix; integration/redis NewHMAC): a replica then
+	// each entry and key_prefix; integration/redisstore NewHMAC): a replica then
 	// applies only entries written with the same key, so that write access
 	// to Redis does not let anyone choose the summaries the agents read.
 	// The key must be at least 32 bytes; every replica sharing the store

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
-	redisstore "github.com/einocompact/einocompact/integration/redis"
+	"github.com/einocompact/einocompact/integration/redisstore"
 )
 
 // moduleStore is the store the module's hook shares compactions through

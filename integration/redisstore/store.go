@@ -1,4 +1,4 @@
-// Package redis shares compactions between the replicas of a service
+// Package redisstore shares compactions between the replicas of a service
 // through Redis: a compaction.Store on github.com/redis/go-redis/v9's
 // UniversalClient, so a single node, Sentinel and Cluster all work.
 //
@@ -14,7 +14,7 @@
 // must honour ctx deadlines; NewClient sets ContextTimeoutEnabled), and the
 // hook compacts locally while Redis is slow or down. The client reconnects
 // by itself.
-package redis
+package redisstore
 
 import (
 	"bytes"
