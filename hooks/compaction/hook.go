@@ -99,6 +99,12 @@ type HookConfig struct {
 	// conversation whole and let the call go out too large (Report.Overflow).
 	DisableFallback bool
 
+	// Archive, when set, keeps every message a compaction removes, and the
+	// messages that replace them end with a line naming the reference that
+	// reads them back with the recall tool (NewRecallTool; Report.ArchiveRef).
+	// Default nil: what a compaction removes is gone.
+	Archive Archive
+
 	// Store, when set, shares compactions with every hook using the same
 	// store (the replicas of a service; see Store and docs/deployment.md):
 	// a conversation prefix is compacted once across them, and a result
@@ -206,6 +212,7 @@ type CompactionHook struct {
 	backoff    backoffs
 	fallback   []fallbackStage // nil: HookConfig.DisableFallback
 	sharing    *sharing        // nil: no Store
+	archive    Archive         // nil: nothing archived
 	prices     *Prices         // HookConfig.Prices; nil: no pay-for-itself rule
 	depth      *Prices         // the prices that choose the depth; nil: HookConfig.AimAtCompactTo
 	now        func() time.Time
@@ -249,6 +256,9 @@ func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, e
 	if err := checkFloor(cfg.Compactor, cfg.ContextWindow, at, to); err != nil {
 		return nil, err
 	}
+	if err := checkArchive(cfg.Archive); err != nil {
+		return nil, err
+	}
 	counter := cfg.TokenCounter
 	if counter == nil {
 		counter = DefaultCounter()
@@ -275,7 +285,7 @@ func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, e
 	}
 	h := &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
 		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet(),
-		prices: prices, depth: depth, now: time.Now}
+		prices: prices, depth: depth, now: time.Now, archive: cfg.Archive}
 	if !cfg.DisableFallback {
 		fb, err := newFallback(ctx)
 		if err != nil {
@@ -618,6 +628,7 @@ func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot
 	if stop, err := h.weigh(ctx, state.Messages, compacted, left, r); err != nil || stop {
 		return err
 	}
+	compacted, left = h.archiveRemoved(ctx, state.Messages, compacted, left, r)
 	if state.ContextTokens != 0 {
 		// Count only through the last assistant reply: a later hook in the
 		// chain adds the trailing tool results itself, as this one did.

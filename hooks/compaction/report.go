@@ -63,6 +63,10 @@ type Report struct {
 	// Compacted and the sizes after then include its work, and Err still
 	// says why the compaction failed, if it did. "" when no fallback ran.
 	Fallback string
+	// ArchiveRef is the reference under which HookConfig.Archive keeps what
+	// this compaction removed (see NewRecallTool); "" when none is set or
+	// nothing was archived.
+	ArchiveRef string
 
 	// Prepared says the compaction applied was computed in the background
 	// (HookConfig.PrepareAt). Rounds and Duration then include that
