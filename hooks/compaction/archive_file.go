@@ -154,7 +154,6 @@ func loadArchiveKey(dir string) ([]byte, error) {
 
 // archiveRecord is one entry as a line of the conversation's file.
 type archiveRecord struct {
-	ID       string            `json:"id"`
 	At       int64             `json:"t"` // UnixNano
 	Messages []*schema.Message `json:"m"`
 }
@@ -168,11 +167,11 @@ func (a *FileArchive) Put(ctx context.Context, conv string, messages []*schema.M
 		return "", fmt.Errorf("compaction: archiving: conversation %q is not a key from ArchiveConversation", clip(conv))
 	}
 	entry := hex.EncodeToString(randomBytes(refEntryBytes))
-	payload, err := json.Marshal(archiveRecord{ID: entry, At: a.now().UnixNano(), Messages: messages})
+	payload, err := json.Marshal(archiveRecord{At: a.now().UnixNano(), Messages: messages})
 	if err != nil {
 		return "", fmt.Errorf("compaction: archiving: encoding the messages: %w", err)
 	}
-	rec := encodeArchiveRecord(payload)
+	rec := encodeArchiveRecord(entry, payload)
 	if int64(len(rec)) > a.maxBytes {
 		return "", fmt.Errorf("compaction: archiving: the entry (%d bytes) is larger than the archive's MaxBytes (%d)", len(rec), a.maxBytes)
 	}
@@ -212,13 +211,7 @@ func (a *FileArchive) Get(ctx context.Context, ref string) (string, []*schema.Me
 		return "", nil, fmt.Errorf("compaction: recalling %q: %w", ref, err)
 	}
 	var found *archiveRecord
-	eachArchiveRecord(raw, func(payload []byte) {
-		var head struct {
-			ID string `json:"id"`
-		}
-		if json.Unmarshal(payload, &head) != nil || head.ID != entry {
-			return
-		}
+	eachArchiveRecord(raw, entry, func(_ string, payload []byte) {
 		var r archiveRecord
 		if json.Unmarshal(payload, &r) == nil {
 			found = &r
@@ -239,32 +232,40 @@ func randomBytes(n int) []byte {
 
 func (a *FileArchive) path(conv string) string { return filepath.Join(a.dir, conv+archiveExt) }
 
-// encodeArchiveRecord frames payload (JSON, so without a raw line break) as
-// "\n" CRC32 " " payload "\n". The leading line break ends a torn record a
+// encodeArchiveRecord frames an entry as one line: "\n" CRC32 " " ID " "
+// PAYLOAD "\n", the checksum covering "ID PAYLOAD". PAYLOAD is JSON, so it
+// holds no raw line break; the ID up front lets a reader find an entry
+// without decoding the others; the leading line break ends a torn record a
 // crash left, so the record after it still reads.
-func encodeArchiveRecord(payload []byte) []byte {
-	rec := make([]byte, 0, len(payload)+11)
+func encodeArchiveRecord(id string, payload []byte) []byte {
+	body := make([]byte, 0, len(id)+1+len(payload))
+	body = append(append(append(body, id...), ' '), payload...)
+	rec := make([]byte, 0, len(body)+11)
 	rec = append(rec, '\n')
-	rec = fmt.Appendf(rec, "%08x ", crc32.ChecksumIEEE(payload))
-	rec = append(rec, payload...)
+	rec = fmt.Appendf(rec, "%08x ", crc32.ChecksumIEEE(body))
+	rec = append(rec, body...)
 	return append(rec, '\n')
 }
 
-// eachArchiveRecord calls fn with the payload of every intact record in
-// raw, oldest first; torn or corrupted lines are skipped.
-func eachArchiveRecord(raw []byte, fn func(payload []byte)) {
+// eachArchiveRecord calls fn with the id and payload of every intact record
+// in raw, oldest first, or only of those whose id is want when want is not
+// empty; torn or corrupted lines are skipped.
+func eachArchiveRecord(raw []byte, want string, fn func(id string, payload []byte)) {
 	for line := range bytes.SplitSeq(raw, []byte{'\n'}) {
 		if len(line) < 10 || line[8] != ' ' {
+			continue
+		}
+		body := line[9:]
+		id, payload, ok := bytes.Cut(body, []byte{' '})
+		if !ok || (want != "" && string(id) != want) {
 			continue
 		}
 		var sum [4]byte
 		if _, err := hex.Decode(sum[:], line[:8]); err != nil {
 			continue
 		}
-		payload := line[9:]
-		want := uint32(sum[0])<<24 | uint32(sum[1])<<16 | uint32(sum[2])<<8 | uint32(sum[3])
-		if crc32.ChecksumIEEE(payload) == want {
-			fn(payload)
+		if crc32.ChecksumIEEE(body) == uint32(sum[0])<<24|uint32(sum[1])<<16|uint32(sum[2])<<8|uint32(sum[3]) {
+			fn(string(id), payload)
 		}
 	}
 }
@@ -416,12 +417,11 @@ func (a *FileArchive) trim(path string, budget int64) error {
 	if err != nil {
 		return err
 	}
-	var payloads [][]byte
-	eachArchiveRecord(raw, func(p []byte) { payloads = append(payloads, p) })
+	var recs [][]byte
+	eachArchiveRecord(raw, "", func(id string, p []byte) { recs = append(recs, encodeArchiveRecord(id, p)) })
 	var keep [][]byte
 	var size int64
-	for _, p := range slices.Backward(payloads) {
-		rec := encodeArchiveRecord(p)
+	for _, rec := range slices.Backward(recs) {
 		if size+int64(len(rec)) > budget {
 			break
 		}
