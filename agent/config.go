@@ -30,7 +30,10 @@ type Config struct {
 	// Instruction is the system prompt, prepended unless the conversation
 	// already starts with a system message (as a carried-over one does).
 	Instruction string
-	// Hooks run at the six hook points; nil means none.
+	// Hooks run at the six hook points; nil means none. Tools its hooks
+	// provide (hooks.ToolProvider, such as the recall tool of a compaction
+	// hook with an archive) are added to Tools unless a tool of that name is
+	// there, and hooks that scope tool calls (hooks.ToolScoper) see every call.
 	Hooks *hooks.Registry
 	// MaxSteps caps the model calls per run; 0 means DefaultMaxSteps.
 	MaxSteps int

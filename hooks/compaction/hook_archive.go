@@ -8,7 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
 )
 
 // Archiving what a compaction removes (HookConfig.Archive). The hook does
@@ -137,4 +140,36 @@ func missingIndexes(a, b []*schema.Message) []int {
 		out = append(out, i)
 	}
 	return out
+}
+
+var (
+	_ hooks.ToolProvider = (*CompactionHook)(nil)
+	_ hooks.ToolScoper   = (*CompactionHook)(nil)
+)
+
+// ProvidedTools implements hooks.ToolProvider: with an archive, the recall
+// tool over it (NewRecallTool's defaults), which an agent running the
+// hook's registry offers its model; without, none.
+func (h *CompactionHook) ProvidedTools(context.Context) ([]tool.BaseTool, error) {
+	if h.archive == nil {
+		return nil, nil
+	}
+	recall, err := NewRecallTool(h.archive)
+	if err != nil {
+		return nil, err
+	}
+	return []tool.BaseTool{recall}, nil
+}
+
+// ScopeToolCall implements hooks.ToolScoper: with an archive, it names the
+// conversation of state in ctx (WithConversation), so the recall tool
+// refuses another conversation's references.
+func (h *CompactionHook) ScopeToolCall(ctx context.Context, state *hooks.State) context.Context {
+	if h.archive == nil || state == nil {
+		return ctx
+	}
+	if conv, ok := ArchiveConversation(state.Messages); ok {
+		return WithConversation(ctx, conv)
+	}
+	return ctx
 }
