@@ -149,6 +149,7 @@ func (m *Middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 			return ctx, state, fmt.Errorf("einoint: %w", err)
 		}
 	}
+	noteConversation(ctx, hs.Messages)
 	out := *state
 	out.Messages = hs.Messages
 	out.ToolInfos = hs.Tools
@@ -189,12 +190,19 @@ func (m *Middleware) contextTokens(ctx context.Context, msgs []*schema.Message) 
 	return ContextTokens(msgs)
 }
 
-// WrapInvokableToolCall runs before_tool and after_tool around one call.
+// WrapInvokableToolCall runs before_tool and after_tool around one call, and
+// scopes it to the run's conversation for hooks that ask (hooks.ToolScoper).
 func (m *Middleware) WrapInvokableToolCall(_ context.Context, endpoint adk.InvokableToolCallEndpoint, tCtx *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
 	if m.reg.Len(hooks.BeforeTool) == 0 && m.reg.Len(hooks.AfterTool) == 0 {
+		if m.reg.HasToolScopers() {
+			return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+				return endpoint(m.scopeToolCall(ctx), args, opts...)
+			}, nil
+		}
 		return endpoint, nil
 	}
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+		ctx = m.scopeToolCall(ctx)
 		steps := runLocalInt(ctx, keySteps)
 		hctx := IsolateCallbacks(ctx, "einocompact.hooks")
 		call := schema.ToolCall{ID: tCtx.CallID, Type: "function", Function: schema.FunctionCall{Name: tCtx.Name, Arguments: args}}

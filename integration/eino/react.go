@@ -96,6 +96,14 @@ var ErrHookFailed = errors.New("a hook failed before this model call")
 //
 // The hook runs under IsolateCallbacks: a summarizer it calls is invisible to
 // the agent's callbacks and to react.WithMessageFuture.
+//
+// Tools the hook provides (hooks.ToolProvider: the recall tool of a
+// compaction hook with an archive) are added to cfg.ToolsConfig.Tools unless
+// one of that name is there. The react graph keeps its state private, so
+// tool calls cannot be scoped to their run here (hooks.ToolScoper): recall
+// then accepts any reference its archive signed; to refuse other
+// conversations' references, pass Generate a ctx naming the conversation
+// (compaction.WithConversation).
 func InstallReact(ctx context.Context, cfg *react.AgentConfig, hook hooks.Hook) error {
 	if cfg == nil {
 		return errors.New("einoint: InstallReact: nil *react.AgentConfig")
@@ -111,6 +119,15 @@ func InstallReact(ctx context.Context, cfg *react.AgentConfig, hook hooks.Hook) 
 	}
 	if pl, ok := hook.(hooks.PointLimiter); ok && !slices.Contains(pl.AllowedPoints(), hooks.BeforeLLM) {
 		return fmt.Errorf("einoint: InstallReact: %s cannot run at %s", hooks.HookName(hook), hooks.BeforeLLM)
+	}
+	if p, ok := hook.(hooks.ToolProvider); ok {
+		provided, err := p.ProvidedTools(ctx)
+		if err == nil {
+			cfg.ToolsConfig.Tools, err = addProvided(ctx, cfg.ToolsConfig.Tools, provided)
+		}
+		if err != nil {
+			return fmt.Errorf("einoint: InstallReact: %s: %w", hooks.HookName(hook), err)
+		}
 	}
 	infos := make([]*schema.ToolInfo, 0, len(cfg.ToolsConfig.Tools))
 	for i, t := range cfg.ToolsConfig.Tools {
