@@ -167,6 +167,9 @@ type CompactionConfig struct {
 	// compaction goes deeper when the prices make that cheaper, keeping
 	// the newest fifth of the window verbatim. Default false.
 	AimAtCompactTo bool `yaml:"aim_at_compact_to"`
+	// Archive keeps what compactions remove, for the recall tool
+	// (compaction.HookConfig.Archive). Default kind none.
+	Archive ArchiveConfig `yaml:"archive"`
 	// Counter configures the local token counter.
 	Counter CounterConfig `yaml:"counter"`
 	// Summarize configures the "summarize" strategy.
@@ -412,6 +415,7 @@ func DefaultConfig() *Config {
 			Slide:    SlideConfig{MinKeepSteps: 1},
 			Prune:    PruneConfig{MinKeepSteps: 1, MinTokens: 200},
 			Pipeline: []string{StrategyPrune, StrategySummarize},
+			Archive:  defaultArchive(),
 		},
 		Agent:   AgentConfig{MaxSteps: 20},
 		Inspect: InspectConfig{MaxConversations: inspect.DefaultMaxConversations},

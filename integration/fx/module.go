@@ -34,6 +34,7 @@ func Module(cfg *Config) fx.Option {
 			provideCompactor,
 			provideRecorder,
 			provideStore,
+			provideArchive,
 			provideHook,
 			provideRegistry,
 		),
@@ -108,6 +109,7 @@ type hookIn struct {
 	Counter   compaction.TokenCounter
 	Recorder  *inspect.Recorder
 	Store     moduleStore
+	Archive   moduleArchive
 	Logger    *slog.Logger          `optional:"true"`
 	Observers []compaction.Observer `group:"einocompact.observers"`
 }
@@ -153,6 +155,7 @@ func provideHook(in hookIn) (hookOut, error) {
 		StoreTimeout:    time.Duration(in.Config.Store.Timeout),
 		StoreLease:      time.Duration(in.Config.Store.Lease),
 		StoreTTL:        time.Duration(in.Config.Store.TTL),
+		Archive:         in.Archive.Archive,
 	})
 	if err != nil {
 		return hookOut{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
@@ -15,7 +16,7 @@ import (
 // thresholds and, with Config.CaptureContent, what was replaced. Register it
 // where the CompactionHook would go (hooks.BeforeLLM, the ADK middleware,
 // the react option). It implements hooks.Hook, hooks.PointLimiter,
-// hooks.WarmUpper and hooks.Closer.
+// hooks.WarmUpper, hooks.Closer, hooks.ToolProvider and hooks.ToolScoper.
 type Hook struct {
 	rec  *Recorder
 	hook *compaction.CompactionHook
@@ -74,3 +75,14 @@ func (w *Hook) WarmUp(ctx context.Context) error { return w.hook.WarmUp(ctx) }
 
 // Close implements hooks.Closer by closing the CompactionHook.
 func (w *Hook) Close(ctx context.Context) error { return w.hook.Close(ctx) }
+
+// ProvidedTools implements hooks.ToolProvider like the CompactionHook (the
+// recall tool when it has an archive).
+func (w *Hook) ProvidedTools(ctx context.Context) ([]tool.BaseTool, error) {
+	return w.hook.ProvidedTools(ctx)
+}
+
+// ScopeToolCall implements hooks.ToolScoper like the CompactionHook.
+func (w *Hook) ScopeToolCall(ctx context.Context, state *hooks.State) context.Context {
+	return w.hook.ScopeToolCall(ctx, state)
+}
