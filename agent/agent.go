@@ -32,6 +32,9 @@ func New(ctx context.Context, cfg *Config) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.Tools, err = withProvidedTools(ctx, c.Tools, c.Hooks); err != nil {
+		return nil, err
+	}
 	infos, err := toolInfos(ctx, c.Tools)
 	if err != nil {
 		return nil, err
@@ -46,6 +49,9 @@ func New(ctx context.Context, cfg *Config) (*Agent, error) {
 	if !c.AbortOnToolError {
 		toolsCfg.ToolCallMiddlewares = []compose.ToolMiddleware{toolErrorsAsResults()}
 		toolsCfg.UnknownToolsHandler = unknownToolResult
+	}
+	if c.Hooks.HasToolScopers() {
+		toolsCfg.ToolCallMiddlewares = append(toolsCfg.ToolCallMiddlewares, toolScope(c.Hooks))
 	}
 	tools, err := compose.NewToolNode(ctx, toolsCfg)
 	if err != nil {
