@@ -89,6 +89,17 @@
 //     presets with a cache keep it DefaultCacheTTL (Prices.CacheTTL): a
 //     prefix idle longer is cold, and a compaction applied then
 //     invalidates nothing (Report.ColdCache).
+//   - Nothing replaced is lost (HookConfig.Archive): an Archive keeps what
+//     each compaction removed (FileArchive from NewFileArchive, with
+//     FileArchiveOption values WithArchiveTTL and WithArchiveMaxBytes;
+//     defaults DefaultArchiveTTL and DefaultArchiveMaxBytes), the message
+//     that replaced it points at it (ArchiveRefOf), and NewRecallTool
+//     (RecallOption values WithRecallMaxChars, WithRecallRedact; default
+//     DefaultRecallMaxChars) gives the agent the tool named RecallToolName
+//     to read it back. A conversation is named by ArchiveConversation and
+//     carried to tool calls by WithConversation and ConversationFrom; a bad
+//     reference fails with ErrArchiveReference, ErrArchiveNotFound or
+//     ErrArchiveScope.
 //   - Counter settings: ApproximateConfig, NoCharge, and their bounds
 //     MinCharsPerToken, MaxCharsPerToken, MaxAttachmentCharge.
 package compaction
