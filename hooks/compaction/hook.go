@@ -215,6 +215,7 @@ type CompactionHook struct {
 	archive    Archive         // nil: nothing archived
 	prices     *Prices         // HookConfig.Prices; nil: no pay-for-itself rule
 	depth      *Prices         // the prices that choose the depth; nil: HookConfig.AimAtCompactTo
+	outputs    *outputCosts    // the summarizer's billed output per visible token, learned from its rounds
 	now        func() time.Time
 }
 
@@ -285,7 +286,7 @@ func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, e
 	}
 	h := &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
 		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet(),
-		prices: prices, depth: depth, now: time.Now, archive: cfg.Archive}
+		prices: prices, depth: depth, outputs: &outputCosts{}, now: time.Now, archive: cfg.Archive}
 	if !cfg.DisableFallback {
 		fb, err := newFallback(ctx)
 		if err != nil {

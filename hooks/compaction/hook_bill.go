@@ -12,7 +12,8 @@ import (
 // the coming call, for the cost model of HookConfig.Prices: what stays at
 // the front (the leading system messages), and what a call adds (the last
 // step: the last assistant reply and what followed it, at least 1 % of the
-// window).
+// window), and the hidden reasoning a summarizer round bills as output, as
+// learned from the rounds' usage.
 func (h *CompactionHook) cycleOf(ctx context.Context, messages []*schema.Message, est int) (cycle, error) {
 	lead := 0
 	for lead < len(messages) && messages[lead] != nil && messages[lead].Role == schema.System {
@@ -28,7 +29,7 @@ func (h *CompactionHook) cycleOf(ctx context.Context, messages []*schema.Message
 		return cycle{}, fmt.Errorf("compaction: counting the last step: %w", err)
 	}
 	trigger, _ := h.Thresholds()
-	return cycle{estimate: est, trigger: int(trigger), prefix: prefix, growth: max(growth, h.window/100, 1)}, nil
+	return cycle{estimate: est, trigger: int(trigger), prefix: prefix, growth: max(growth, h.window/100, 1), reasoning: h.outputs.reasoning()}, nil
 }
 
 // billKeep decides how deep the compaction of messages, estimated at est

@@ -131,7 +131,7 @@ func (h *CompactionHook) newJob(parent context.Context, snapshot []*schema.Messa
 		parent = withDeep(parent, deep{keep: r.keep, limit: int(trigger) - 1 - r.Overhead})
 	}
 	jctx, cancel := context.WithCancel(parent)
-	cctx, rounds := withRoundLog(h.isolated(jctx))
+	cctx, rounds := withRoundLog(h.isolated(jctx), h.outputs)
 	awaited := make(chan struct{})
 	cctx = context.WithValue(cctx, awaitedKey{}, (<-chan struct{})(awaited))
 	return &job{snapshot: snapshot, tokens: tokens, target: target, overhead: r.Overhead, step: r.Step,

@@ -98,6 +98,10 @@ type cycle struct {
 	// coming call is sent uncached whether or not it is compacted, so
 	// re-sending what a compaction keeps costs nothing extra.
 	cold bool
+	// reasoning is the hidden reasoning a summarizer round bills as output
+	// besides its summary, learned from the rounds' usage (outputCosts);
+	// 0 until a round reported any.
+	reasoning int
 }
 
 // calls is how many calls pass before the next compaction when this one
@@ -108,12 +112,13 @@ func (c cycle) calls(kept int) float64 {
 
 // cost is what a compaction that leaves kept tokens costs: the summarizer
 // reading what it replaces and writing its summary (the summarization
-// compactor's output budget, textBudget), and the kept part
+// compactor's output budget, textBudget, plus the hidden reasoning a round
+// was seen to bill as output), and the kept part
 // behind the first replaced message, which was read from the cache and is
 // now sent anew at the write price.
 func (c cycle) cost(p Prices, kept int) float64 {
 	replaced := max(c.estimate-kept, 0)
-	return float64(replaced) + p.Output*float64(textBudget(replaced)) + c.resent(p, kept)
+	return float64(replaced) + p.Output*float64(textBudget(replaced)+c.reasoning) + c.resent(p, kept)
 }
 
 // saving is what a compaction that leaves kept tokens saves over the calls

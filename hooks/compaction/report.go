@@ -181,12 +181,15 @@ func (f ObserverFunc) ObserveCompaction(ctx context.Context, r Report) { f(ctx, 
 type roundLog struct {
 	mu     sync.Mutex
 	rounds []Round
+	// outputs, when set, learns from each round's usage what the
+	// summarizer bills as output (the hook's cost model).
+	outputs *outputCosts
 }
 
 type roundLogKey struct{}
 
-func withRoundLog(ctx context.Context) (context.Context, *roundLog) {
-	l := &roundLog{}
+func withRoundLog(ctx context.Context, outputs *outputCosts) (context.Context, *roundLog) {
+	l := &roundLog{outputs: outputs}
 	return context.WithValue(ctx, roundLogKey{}, l), l
 }
 
@@ -203,6 +206,11 @@ func reportRound(ctx context.Context, r Round) {
 	l, ok := ctx.Value(roundLogKey{}).(*roundLog)
 	if !ok {
 		return
+	}
+	if l.outputs != nil {
+		// Every round is paid for, whether its compaction is applied,
+		// dropped unused or abandoned.
+		l.outputs.observe(r.Usage)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
