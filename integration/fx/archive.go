@@ -1,11 +1,14 @@
 package compactfx
 
 import (
+	"context"
+	"log/slog"
 	"time"
 
 	"go.uber.org/fx"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
+	"github.com/einocompact/einocompact/integration/redisstore"
 )
 
 // Archive kinds accepted in compaction.archive.kind.
@@ -14,8 +17,9 @@ const (
 	ArchiveNone = "none"
 	// ArchiveFile keeps it in a directory (compaction.NewFileArchive).
 	ArchiveFile = "file"
-	// ArchiveRedis names the Redis archive, which this release does not
-	// have yet: Validate refuses it.
+	// ArchiveRedis keeps it in Redis (redisstore.NewArchive), shared by
+	// every replica, through the connection store.* describes (store.addr,
+	// credentials, db, tls, key_prefix), whatever store.kind is.
 	ArchiveRedis = "redis"
 )
 
@@ -24,7 +28,7 @@ const (
 // name the reference that reads it back, and an agent running the module's
 // registry offers its model the recall tool.
 type ArchiveConfig struct {
-	// Kind is "none" (default) or "file".
+	// Kind is "none" (default), "file" or "redis" (needs store.addr).
 	Kind string `yaml:"kind"`
 	// Dir is the file archive's directory. Required with kind file.
 	Dir string `yaml:"dir"`
@@ -40,7 +44,9 @@ func defaultArchive() ArchiveConfig {
 	return ArchiveConfig{Kind: ArchiveNone, TTL: Duration(compaction.DefaultArchiveTTL), MaxBytes: compaction.DefaultArchiveMaxBytes}
 }
 
-func (a ArchiveConfig) validate(v *validator) {
+// validate checks the archive's keys; kind redis also needs store's
+// address, which store.validate checks only with store.kind redis.
+func (a ArchiveConfig) validate(v *validator, store StoreConfig) {
 	switch a.Kind {
 	case ArchiveNone:
 	case ArchiveFile:
@@ -48,9 +54,13 @@ func (a ArchiveConfig) validate(v *validator) {
 			v.add("compaction.archive.dir", a.Dir, "is required with compaction.archive.kind %q", ArchiveFile)
 		}
 	case ArchiveRedis:
-		v.add("compaction.archive.kind", a.Kind, "is not available in this release; use %q or %q", ArchiveFile, ArchiveNone)
+		if store.Addr == "" {
+			v.add("store.addr", store.Addr, "is required with compaction.archive.kind %q (env %s)", ArchiveRedis, EnvRedisAddr)
+		} else if store.Kind != StoreRedis {
+			v.hostPort("store.addr", store.Addr)
+		}
 	default:
-		v.add("compaction.archive.kind", a.Kind, "must be one of %q, %q", ArchiveNone, ArchiveFile)
+		v.add("compaction.archive.kind", a.Kind, "must be one of %q, %q, %q", ArchiveNone, ArchiveFile, ArchiveRedis)
 	}
 	if a.TTL <= 0 {
 		v.add("compaction.archive.ttl", a.TTL.String(), "must be above 0")
@@ -69,18 +79,46 @@ type moduleArchive struct {
 
 type archiveIn struct {
 	fx.In
-	Config *Config
+	Config    *Config
+	Lifecycle fx.Lifecycle
+	Logger    *slog.Logger `optional:"true"`
 }
 
 // provideArchive builds the archive of compaction.archive.kind.
 func provideArchive(in archiveIn) (moduleArchive, error) {
 	c := in.Config.Compaction.Archive
-	if c.Kind != ArchiveFile {
+	switch c.Kind {
+	case ArchiveFile:
+	case ArchiveRedis:
+		return provideRedisArchive(in)
+	default:
 		return moduleArchive{}, nil
 	}
 	a, err := compaction.NewFileArchive(c.Dir, compaction.WithArchiveTTL(time.Duration(c.TTL)), compaction.WithArchiveMaxBytes(int64(c.MaxBytes)))
 	if err != nil {
 		return moduleArchive{}, err
 	}
+	return moduleArchive{Archive: a}, nil
+}
+
+// provideRedisArchive opens a client of its own with store.*'s connection
+// settings (so the archive works with any store.kind), closed when the
+// application stops. Redis is not reached before the first compaction: one
+// that does not answer then fails the archiving, which the hook logs while
+// still compacting.
+func provideRedisArchive(in archiveIn) (moduleArchive, error) {
+	c, s := in.Config.Compaction.Archive, in.Config.Store
+	redisstore.RouteLogs(orDefault(in.Logger))
+	client, err := redisstore.NewClient(redisClientConfig(s))
+	if err != nil {
+		return moduleArchive{}, err
+	}
+	a, err := redisstore.NewArchive(redisstore.ArchiveConfig{Client: client, KeyPrefix: s.KeyPrefix,
+		TTL: time.Duration(c.TTL), MaxBytes: int64(c.MaxBytes)})
+	if err != nil {
+		_ = client.Close()
+		return moduleArchive{}, err
+	}
+	in.Lifecycle.Append(fx.Hook{OnStop: func(context.Context) error { return client.Close() }})
 	return moduleArchive{Archive: a}, nil
 }

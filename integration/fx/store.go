@@ -51,11 +51,7 @@ func provideStore(in storeIn) (moduleStore, error) {
 	}
 	log := orDefault(in.Logger)
 	redisstore.RouteLogs(log)
-	cc := redisstore.ClientConfig{Addrs: []string{c.Addr}, Username: c.Username, Password: c.Password, DB: c.DB}
-	if c.TLS {
-		cc.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
-	}
-	client, err := redisstore.NewClient(cc)
+	client, err := redisstore.NewClient(redisClientConfig(c))
 	if err != nil {
 		return moduleStore{}, err
 	}
@@ -79,6 +75,16 @@ func provideStore(in storeIn) (moduleStore, error) {
 		OnStop: func(context.Context) error { return client.Close() },
 	})
 	return moduleStore{Store: store, scope: scope}, nil
+}
+
+// redisClientConfig is the connection store.* describes, shared by the
+// store and the Redis archive.
+func redisClientConfig(c StoreConfig) redisstore.ClientConfig {
+	cc := redisstore.ClientConfig{Addrs: []string{c.Addr}, Username: c.Username, Password: c.Password, DB: c.DB}
+	if c.TLS {
+		cc.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	return cc
 }
 
 // authenticate sets cfg's Seal and Open to an HMAC with the key in the

@@ -50,7 +50,7 @@ func (c *Config) Validate() error {
 		v.add("summarizer.cool_down", sm.CoolDown.String(), "must be at least 0 (0 = always call the endpoint)")
 	}
 	c.Compaction.validate(v)
-	c.Compaction.Archive.validate(v)
+	c.Compaction.Archive.validate(v, c.Store)
 	if c.Agent.MaxSteps < 1 {
 		v.add("agent.max_steps", c.Agent.MaxSteps, "must be at least 1")
 	}

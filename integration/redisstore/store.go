@@ -10,6 +10,11 @@
 // the prefixes filed under it, expiring after Config.IndexTTL. Nothing else:
 // no credentials, no configuration. Every key has a TTL.
 //
+// Archive (NewArchive) is a compaction.Archive in Redis, so that the recall
+// tool reads on any replica what a compaction removed on another. Its keys
+// (under "{arc}:") expire with its TTL but one: the key that signs its
+// references, unless ArchiveConfig.Key supplies it.
+//
 // Failure: every call is bounded by the ctx the hook gives it (the client
 // must honour ctx deadlines; NewClient sets ContextTimeoutEnabled), and the
 // hook compacts locally while Redis is slow or down. The client reconnects

@@ -1,0 +1,49 @@
+package compaction
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// TestArchiveRefs: references issued with a key check with it and name
+// their conversation (ArchiveConversation follows them), are refused with
+// another key or altered, and a short key or a bad conversation is refused.
+func TestArchiveRefs(t *testing.T) {
+	t.Parallel()
+	if _, err := NewArchiveRefs([]byte("short")); err == nil || !strings.Contains(err.Error(), "5 bytes") {
+		t.Fatalf("short key: %v", err)
+	}
+	refs, err := NewArchiveRefs([]byte(strings.Repeat("a", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := NewArchiveRefs([]byte(strings.Repeat("b", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := arcConv(t, "start")
+	ref, entry, err := refs.Issue(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, e, err := refs.Check(ref); err != nil || c != conv || e != entry {
+		t.Fatalf("Check = %q %q %v, want %q %q", c, e, err, conv, entry)
+	}
+	if _, _, err := other.Check(ref); !errors.Is(err, ErrArchiveReference) {
+		t.Fatalf("another key: %v", err)
+	}
+	if _, _, err := (ArchiveRefs{}).Check(ref); !errors.Is(err, ErrArchiveReference) {
+		t.Fatalf("zero value: %v", err)
+	}
+	if _, _, err := refs.Issue("cvnothex"); err == nil || !strings.Contains(err.Error(), "cvnothex") {
+		t.Fatalf("bad conversation: %v", err)
+	}
+	marked := schema.AssistantMessage("summary", nil)
+	marked.Extra = map[string]any{MetaKey: NewMarker(StrategySummarization, 2, map[string]any{archiveMarkerKey: ref})}
+	if c, ok := ArchiveConversation([]*schema.Message{sys("rules"), user("other"), marked}); !ok || c != conv {
+		t.Fatalf("lineage: %q %v, want %q", c, ok, conv)
+	}
+}
