@@ -54,9 +54,11 @@ func (a ArchiveConfig) validate(v *validator, store StoreConfig) {
 			v.add("compaction.archive.dir", a.Dir, "is required with compaction.archive.kind %q", ArchiveFile)
 		}
 	case ArchiveRedis:
-		if store.Addr == "" {
+		switch {
+		case store.Kind == StoreRedis: // store.validate checks the address
+		case store.Addr == "":
 			v.add("store.addr", store.Addr, "is required with compaction.archive.kind %q (env %s)", ArchiveRedis, EnvRedisAddr)
-		} else if store.Kind != StoreRedis {
+		default:
 			v.hostPort("store.addr", store.Addr)
 		}
 	default:
