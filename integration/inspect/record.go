@@ -62,6 +62,9 @@ type record struct {
 	// same Store, maybe in another process, and taken from it
 	// (Report.Shared).
 	Shared bool
+	// ArchiveRef is the reference under which HookConfig.Archive keeps
+	// what the compaction removed (Report.ArchiveRef); "" without one.
+	ArchiveRef string
 
 	Rounds []round
 	// FallbackContent is what the fallback removed and put in; nil unless
@@ -121,7 +124,8 @@ func newRecord(rep compaction.Report, hookErr error) *record {
 		Overhead: rep.Overhead, Overflow: rep.Overflow, MessagesBefore: rep.MessagesBefore, MessagesAfter: rep.MessagesAfter,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Saved: rep.Saved(), Duration: rep.Duration, Stall: rep.Stall,
 		Err: errText(err), Applied: rep.Compacted, Fallback: clip(rep.Fallback, maxIDBytes), Unprofitable: rep.Unprofitable,
-		InvalidatedTokens: rep.InvalidatedTokens, Deep: rep.Deep, Shared: rep.Shared}
+		InvalidatedTokens: rep.InvalidatedTokens, Deep: rep.Deep, Shared: rep.Shared,
+		ArchiveRef: clip(rep.ArchiveRef, maxIDBytes)}
 	for _, rd := range rep.Rounds {
 		x := round{Tier: rd.Tier, Replaced: len(rd.Indices), TokensBefore: rd.TokensBefore, TokensAfter: rd.TokensAfter,
 			Latency: rd.Latency, Err: errText(rd.Err), Model: clip(rd.Model, maxIDBytes), Attempts: rd.Attempts,

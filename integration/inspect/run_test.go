@@ -34,6 +34,8 @@ type run struct {
 	cached int
 	// aim sets HookConfig.AimAtCompactTo: no deep compactions.
 	aim bool
+	// archive is HookConfig.Archive; nil: none.
+	archive compaction.Archive
 }
 
 // downMessage is the error text of the summarizer's endpoint when it is
@@ -77,7 +79,7 @@ func (r run) drive(t testing.TB, rec *Recorder, id string) runResult {
 		window = 4000
 	}
 	hook, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{Compactor: comp, ContextWindow: window, PrepareAt: r.prepareAt,
-		Logger: slog.New(slog.DiscardHandler), AimAtCompactTo: r.aim,
+		Logger: slog.New(slog.DiscardHandler), AimAtCompactTo: r.aim, Archive: r.archive,
 		Observer: compaction.ObserverFunc(func(_ context.Context, rep compaction.Report) {
 			mu.Lock()
 			defer mu.Unlock()
