@@ -99,7 +99,9 @@
 //     to read it back. A conversation is named by ArchiveConversation and
 //     carried to tool calls by WithConversation and ConversationFrom; a bad
 //     reference fails with ErrArchiveReference, ErrArchiveNotFound or
-//     ErrArchiveScope.
+//     ErrArchiveScope. An Archive kept elsewhere (integration/redisstore)
+//     signs and checks its references with ArchiveRefs, from
+//     NewArchiveRefs and a key of at least MinArchiveKeyBytes.
 //   - Counter settings: ApproximateConfig, NoCharge, and their bounds
 //     MinCharsPerToken, MaxCharsPerToken, MaxAttachmentCharge.
 package compaction
