@@ -124,10 +124,21 @@ type HookConfig struct {
 	// a run one timeout every few seconds, not one per call. Default 5s.
 	StoreCooldown time.Duration
 	// StoreLease is the longest a claim on a conversation prefix holds
-	// while its compaction is written, and so the longest another hook
-	// waits for it: the holder renews its claim (StoreLiveness) while its
-	// compactor runs, up to this long. Default 2 minutes.
+	// while its compaction is written: the holder renews its claim
+	// (StoreLiveness) while its compactor runs, up to this long, so that
+	// no other hook claims the prefix while it is alive. Default 2
+	// minutes.
 	StoreLease time.Duration
+	// StoreMaxWait is the longest a hook waits for a compaction another
+	// hook holds a live claim on before it compacts the conversation
+	// itself: a holder whose summarizer is slow or hangs inside a live
+	// process keeps renewing its claim, and only this bounds the wait for
+	// it. The holder's result, when it comes, is still published (under
+	// its own claim, token-fenced) for the next hook to find. At most
+	// StoreLease. Default 4s (or StoreLease when that is shorter): with the
+	// default StoreLiveness, a holder that stopped renewing is waited for
+	// 3s at most, and one that renews 1s more.
+	StoreMaxWait time.Duration
 	// StoreLiveness is how long a claim holds without being renewed. The
 	// holder renews it every third of this while its compactor runs and
 	// ends it (token-fenced, retried on a fresh bounded ctx) on every path,

@@ -22,7 +22,7 @@ import (
 //     messages and current request kept) and, when applied, the hook's own
 //     count (smaller);
 //   - one being written (a live lease): the hook waits for it, at most
-//     HookConfig.StoreLease, in the background like a prepared compaction
+//     HookConfig.StoreMaxWait, in the background like a prepared compaction
 //     (a call at the trigger defers, as it would for its own), or at the
 //     trigger like a synchronous one; when nothing arrives it compacts
 //     itself;
@@ -36,7 +36,13 @@ import (
 // started, filing the claim failed. A failed end is retried on a fresh
 // bounded ctx. A holder that dies, hangs or loses its link stops renewing,
 // so another hook waits for it at most StoreLiveness and then compacts
-// itself (issue 30 item 1).
+// itself (issue 30 item 1). A holder whose summarizer is slow or hangs in a
+// live process keeps renewing: the waiting hook gives up after
+// StoreMaxWait (4 s) all the same and compacts itself. The holder's later
+// publish is harmless: it goes in under its own lease (fenced by its
+// token) as an entry other hooks check before they apply it, and the
+// waiting hook, having compacted its conversation, no longer names that
+// prefix.
 //
 // Results are keyed by the scoped prefix digest of the messages they
 // replace (storeKeys): the conversation, to the last message, by content,
@@ -56,6 +62,7 @@ const (
 	defaultStoreTimeout  = 250 * time.Millisecond
 	defaultStoreLease    = 2 * time.Minute
 	defaultStoreLiveness = 3 * time.Second
+	defaultStoreMaxWait  = 4 * time.Second
 	defaultStoreTTL      = defaultPreparedMaxAge
 )
 
@@ -72,7 +79,7 @@ func newSharing(h *CompactionHook, cfg *HookConfig) (*sharing, error) {
 		to   *time.Duration
 	}{{"StoreTimeout", cfg.StoreTimeout, &s.timeout}, {"StoreCooldown", cfg.StoreCooldown, &s.cooldown},
 		{"StoreLease", cfg.StoreLease, &s.lease}, {"StoreTTL", cfg.StoreTTL, &s.ttl},
-		{"StoreLiveness", cfg.StoreLiveness, &s.liveness}} {
+		{"StoreLiveness", cfg.StoreLiveness, &s.liveness}, {"StoreMaxWait", cfg.StoreMaxWait, &s.maxWait}} {
 		if d.v < 0 {
 			return nil, fmt.Errorf("compaction: HookConfig.%s must be positive (or 0: default), got %v", d.name, d.v)
 		}
@@ -93,6 +100,12 @@ func newSharing(h *CompactionHook, cfg *HookConfig) (*sharing, error) {
 		}
 		return nil, fmt.Errorf("compaction: HookConfig.StoreLiveness must be at least twice StoreTimeout (%v), got %v", s.timeout, s.liveness)
 	}
+	if cfg.StoreMaxWait == 0 {
+		s.maxWait = min(defaultStoreMaxWait, s.lease)
+	}
+	if s.maxWait > s.lease {
+		return nil, fmt.Errorf("compaction: HookConfig.StoreMaxWait must be at most StoreLease (%v), got %v", s.lease, s.maxWait)
+	}
 	s.scope = h.storeScopeOf(id.CompactionIdentity(), cfg.StoreScope)
 	return s, nil
 }
@@ -105,6 +118,7 @@ type sharing struct {
 	cooldown time.Duration
 	lease    time.Duration // the longest a claim is held, renewals included
 	liveness time.Duration // a claim's life without renewal
+	maxWait  time.Duration // the longest a job waits for another's claim
 	ttl      time.Duration
 	// downUntil is when the store may be tried again after a failure, in
 	// UnixNano; 0: up.
@@ -249,12 +263,12 @@ var errNotShared = errors.New("compaction: the compaction being written elsewher
 
 // awaitShared is the work of a job that takes its result from the store:
 // the result found already, or the one published under j.remote within
-// StoreLease.
+// StoreMaxWait, however long its holder renews its lease.
 func (h *CompactionHook) awaitShared(j *job) ([]*schema.Message, error) {
 	if j.preset != nil {
 		return j.preset, nil
 	}
-	wctx, cancel := context.WithTimeout(j.ctx, h.sharing.lease)
+	wctx, cancel := context.WithTimeout(j.ctx, h.sharing.maxWait)
 	defer cancel()
 	if err := h.sharing.store.Wait(wctx, j.remote); err != nil {
 		if j.ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
@@ -357,7 +371,7 @@ func (h *CompactionHook) holdLease(j *job) (stop func()) {
 				return
 			case now := <-t.C:
 				if !now.Before(until) {
-					return // held as long as any hook waits for it
+					return // held at most StoreLease; waiters stop at StoreMaxWait
 				}
 			}
 			ctx, cancel := context.WithTimeout(j.values, h.sharing.timeout)

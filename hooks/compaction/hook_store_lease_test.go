@@ -49,7 +49,8 @@ func TestSharedPreparedWaitGivesWayToOwnCompaction(t *testing.T) {
 }
 
 // TestStoreLivenessValidated: StoreLiveness must leave a renewal time to
-// end before the lease does, and not outlast StoreLease.
+// end before the lease does, and neither it nor StoreMaxWait may outlast
+// StoreLease.
 func TestStoreLivenessValidated(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -63,6 +64,9 @@ func TestStoreLivenessValidated(t *testing.T) {
 		{"negative", func(c *HookConfig) { c.StoreLiveness = -time.Second }, "StoreLiveness"},
 		{"default follows a long StoreTimeout", func(c *HookConfig) { c.StoreTimeout = 5 * time.Second }, ""},
 		{"StoreLease under twice StoreTimeout", func(c *HookConfig) { c.StoreLease = 400 * time.Millisecond }, "StoreLease"},
+		{"StoreMaxWait longer than StoreLease", func(c *HookConfig) { c.StoreLease, c.StoreMaxWait = 5*time.Second, 6*time.Second }, "StoreMaxWait"},
+		{"StoreMaxWait negative", func(c *HookConfig) { c.StoreMaxWait = -time.Second }, "StoreMaxWait"},
+		{"StoreMaxWait's default follows a short StoreLease", func(c *HookConfig) { c.StoreLease = time.Second }, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,7 +17,9 @@ import (
 
 // strandBound is the longest a replica may wait, with default settings, for
 // a compaction whose holder died, hung, was closed or lost its link: the
-// default StoreLiveness (3 s) plus room for a loaded machine.
+// default StoreMaxWait (4 s), which also bounds the wait for a holder that
+// renews its lease while its summarizer hangs, plus room for a loaded
+// machine and B's own compaction.
 const strandBound = 5 * time.Second
 
 // leaseWatch is a replica's real Store with its waits and renewals
@@ -79,9 +81,10 @@ func holderClient(t *testing.T, cfg ClientConfig) goredis.UniversalClient {
 // fine, reaches the trigger for the same conversation. B waits at most
 // strandBound, then compacts itself (or gets A's result when A publishes
 // after a blip, or is merely slow), and the test logs how long B waited.
-// A runs with the default StoreLiveness. Before: B waited
-// out the whole lease (2 minutes by default) on every path but "slow
-// holder".
+// A runs with the default StoreLiveness, B with every store default.
+// Before: B waited out the whole lease (2 minutes by default) on every
+// path but "slow holder"; before StoreMaxWait, also when A's summarizer
+// hangs while A, alive, renews its lease.
 func TestRedisLeaseNeverStrands(t *testing.T) {
 	tests := []struct {
 		name string
@@ -89,6 +92,8 @@ func TestRedisLeaseNeverStrands(t *testing.T) {
 		// once B may start.
 		holder     func(t *testing.T, srv *redistest.Server, b *leaseWatch)
 		wantShared bool
+		// replica edits B's settings; nil: the defaults.
+		replica func(*compaction.HookConfig)
 	}{
 		{name: "holder closed, claims and never starts", holder: closedHolder},
 		{name: "filing the claim fails", holder: unfiledClaim},
@@ -99,14 +104,25 @@ func TestRedisLeaseNeverStrands(t *testing.T) {
 			brokenLink(t, srv, b, (*redistest.Proxy).Drop)
 		}},
 		{name: "holder's publish meets a 700ms blip", holder: blip, wantShared: true},
-		{name: "slow holder, alive", holder: slowHolder, wantShared: true},
+		{name: "holder's summarizer hangs, its lease renewed", holder: hungSummarizer},
+		// A answers after StoreLiveness has passed; B's StoreMaxWait is
+		// raised to strandBound so that the margin past StoreLiveness is
+		// not a loaded machine's scheduling.
+		{name: "slow holder, alive", holder: slowHolder, wantShared: true, replica: func(cfg *compaction.HookConfig) {
+			cfg.StoreMaxWait = strandBound
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t)
 			var bs *leaseWatch
-			b := newReplicaWith(t, client(t, srv), nil, false, watched(&bs))
+			b := newReplicaWith(t, client(t, srv), nil, false, func(cfg *compaction.HookConfig) {
+				if tc.replica != nil {
+					tc.replica(cfg)
+				}
+				watched(&bs)(cfg)
+			})
 			tc.holder(t, srv, bs)
 			msgs := copies(conv("lease", 6))
 			st := &hooks.State{Messages: msgs}
@@ -183,6 +199,32 @@ func brokenLink(t *testing.T, srv *redistest.Server, _ *leaseWatch, breakLink fu
 	breakLink(proxy)
 }
 
+// hungSummarizer: A claims and calls its summarizer, which answers only
+// when the test ends; A's process and link stay well, so A renews its lease
+// all along. Once B is done, A's lease must still be live: B stopped
+// waiting by its own bound, not because the lease ended.
+func hungSummarizer(t *testing.T, srv *redistest.Server, _ *leaseWatch) {
+	var as *leaseWatch
+	asked, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	respond := func(*openaitest.Request) (*openaitest.Reply, error) {
+		once.Do(func() { close(asked) })
+		<-release
+		return openaitest.Text("A summary written too late."), nil
+	}
+	a := newReplicaWith(t, holderClient(t, ClientConfig{Addrs: []string{srv.Addr()}}), respond, false, holderSettings(&as))
+	admin := client(t, srv)
+	runHolder(t, a, release)
+	<-asked
+	// Registered after runHolder's cleanup, so it runs first, while A's
+	// summarizer still hangs.
+	t.Cleanup(func() {
+		if n := leases(t, admin); n != 1 {
+			t.Errorf("%d live leases once B was done, want A's (renewed %d times)", n, as.renewals.Load())
+		}
+	})
+}
+
 // blip: A's summarizer answers once B waits; A's link is down for 700ms
 // from that moment, so A's publish fails until the link is back.
 func blip(t *testing.T, srv *redistest.Server, b *leaseWatch) {
@@ -253,6 +295,16 @@ func runHolder(t *testing.T, a replica, release chan struct{}) {
 		cancel()
 		<-done
 	})
+}
+
+// leases is how many leases are live.
+func leases(t *testing.T, c goredis.UniversalClient) int {
+	t.Helper()
+	n, err := c.Keys(context.Background(), "test:*:lease").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(n)
 }
 
 // filed is how many prefix keys are filed under any conversation.
