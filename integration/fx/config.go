@@ -357,9 +357,14 @@ type StoreConfig struct {
 	KeyPrefix string `yaml:"key_prefix"`
 	// TTL is how long a shared compaction is kept. Default 10m; > 0.
 	TTL Duration `yaml:"ttl"`
-	// Lease is how long a claim on a conversation holds while it is
-	// compacted, and so the longest another replica waits. Default 2m; > 0.
+	// Lease is the longest a claim on a conversation holds while it is
+	// compacted (its holder renews it up to this). Default 2m; > 0.
 	Lease Duration `yaml:"lease"`
+	// MaxWait is the longest a replica waits for a compaction another
+	// replica holds a claim on, however long the holder renews it (its
+	// summarizer may hang), before compacting the conversation itself
+	// (HookConfig.StoreMaxWait). Default 4s; > 0 and at most lease.
+	MaxWait Duration `yaml:"max_wait"`
 	// Timeout bounds each store call; a failed or slow one makes the hook
 	// compact locally for 5s. Default 250ms; > 0.
 	Timeout Duration `yaml:"timeout"`
@@ -420,6 +425,6 @@ func DefaultConfig() *Config {
 		Agent:   AgentConfig{MaxSteps: 20},
 		Inspect: InspectConfig{MaxConversations: inspect.DefaultMaxConversations},
 		Store: StoreConfig{Kind: StoreNone, KeyPrefix: redisstore.DefaultKeyPrefix, TTL: Duration(10 * time.Minute),
-			Lease: Duration(2 * time.Minute), Timeout: Duration(250 * time.Millisecond), MaxEntryBytes: redisstore.DefaultMaxEntryBytes},
+			Lease: Duration(2 * time.Minute), MaxWait: Duration(4 * time.Second), Timeout: Duration(250 * time.Millisecond), MaxEntryBytes: redisstore.DefaultMaxEntryBytes},
 	}
 }

@@ -154,6 +154,7 @@ func provideHook(in hookIn) (hookOut, error) {
 		StoreScope:      in.Store.scope,
 		StoreTimeout:    time.Duration(in.Config.Store.Timeout),
 		StoreLease:      time.Duration(in.Config.Store.Lease),
+		StoreMaxWait:    time.Duration(in.Config.Store.MaxWait),
 		StoreTTL:        time.Duration(in.Config.Store.TTL),
 		Archive:         in.Archive.Archive,
 	})

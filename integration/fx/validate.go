@@ -255,10 +255,13 @@ func (s StoreConfig) validate(v *validator) {
 	for _, d := range []struct {
 		key string
 		v   Duration
-	}{{"store.ttl", s.TTL}, {"store.lease", s.Lease}, {"store.timeout", s.Timeout}} {
+	}{{"store.ttl", s.TTL}, {"store.lease", s.Lease}, {"store.max_wait", s.MaxWait}, {"store.timeout", s.Timeout}} {
 		if d.v <= 0 {
 			v.add(d.key, d.v.String(), "must be above 0")
 		}
+	}
+	if s.Lease > 0 && s.MaxWait > s.Lease {
+		v.add("store.max_wait", s.MaxWait.String(), "must be at most store.lease (%s)", s.Lease.String())
 	}
 	if s.MaxEntryBytes < 1 {
 		v.add("store.max_entry_bytes", s.MaxEntryBytes, "must be at least 1")
