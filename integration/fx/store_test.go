@@ -93,7 +93,7 @@ func TestStoreConfigValidated(t *testing.T) {
 		{"zero ttl", func(s *StoreConfig) { s.TTL = 0 }, "store.ttl"},
 		{"negative lease", func(s *StoreConfig) { s.Lease = -1 }, "store.lease"},
 		{"zero max_wait", func(s *StoreConfig) { s.MaxWait = 0 }, "store.max_wait"},
-		{"max_wait above lease", func(s *StoreConfig) { s.Lease, s.MaxWait = Duration(time.Second), Duration(2 * time.Second) }, "store.max_wait"},
+		{"max_wait above lease", func(s *StoreConfig) { s.Lease, s.MaxWait = Duration(time.Second), Duration(2*time.Second) }, "store.max_wait"},
 		{"zero timeout", func(s *StoreConfig) { s.Timeout = 0 }, "store.timeout"},
 		{"zero cap", func(s *StoreConfig) { s.MaxEntryBytes = 0 }, "store.max_entry_bytes"},
 		{"negative db", func(s *StoreConfig) { s.DB = -1 }, "store.db"},
