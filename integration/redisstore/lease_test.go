@@ -22,6 +22,12 @@ import (
 // machine and B's own compaction.
 const strandBound = 5 * time.Second
 
+// strandFail is where the test fails: the wait it logs is the measure
+// (docs/deployment.md quotes it), and three times the bound keeps a loaded
+// CI machine's scheduling from failing it while a stranded replica, which
+// waits out StoreLease (2 minutes), still fails it.
+const strandFail = 3 * strandBound
+
 // leaseWatch is a replica's real Store with its waits and renewals
 // counted: waiting is closed at the first Wait, renewed once three
 // renewals got through.
@@ -106,10 +112,10 @@ func TestRedisLeaseNeverStrands(t *testing.T) {
 		{name: "holder's publish meets a 700ms blip", holder: blip, wantShared: true},
 		{name: "holder's summarizer hangs, its lease renewed", holder: hungSummarizer},
 		// A answers after StoreLiveness has passed; B's StoreMaxWait is
-		// raised to strandBound so that the margin past StoreLiveness is
+		// raised to strandFail so that the margin past StoreLiveness is
 		// not a loaded machine's scheduling.
 		{name: "slow holder, alive", holder: slowHolder, wantShared: true, replica: func(cfg *compaction.HookConfig) {
-			cfg.StoreMaxWait = strandBound
+			cfg.StoreMaxWait = strandFail
 		}},
 	}
 	for _, tc := range tests {
@@ -127,7 +133,7 @@ func TestRedisLeaseNeverStrands(t *testing.T) {
 			msgs := copies(conv("lease", 6))
 			st := &hooks.State{Messages: msgs}
 			// The guard only ends a test that failed; B's wait is measured.
-			ctx, cancel := context.WithTimeout(context.Background(), 4*strandBound)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*strandFail)
 			defer cancel()
 			start := time.Now()
 			r, err := b.hook.Decide(ctx, st)
@@ -136,8 +142,8 @@ func TestRedisLeaseNeverStrands(t *testing.T) {
 			if err != nil || !r.Compacted {
 				t.Fatalf("B: err=%v compacted=%v", err, r.Compacted)
 			}
-			if waited > strandBound {
-				t.Fatalf("B waited %v for A, want at most %v", waited, strandBound)
+			if waited > strandFail {
+				t.Fatalf("B waited %v for A, want about %v at most (failing past %v)", waited, strandBound, strandFail)
 			}
 			if r.Shared != tc.wantShared {
 				t.Fatalf("B shared=%v, want %v", r.Shared, tc.wantShared)
