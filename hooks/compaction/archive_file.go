@@ -270,21 +270,39 @@ func eachArchiveRecord(raw []byte, want string, fn func(id string, payload []byt
 	}
 }
 
+// openLocked opens path with flag and takes its exclusive lock. It returns
+// a nil file, and no error, when path does not exist (without O_CREATE) or
+// was replaced or removed between open and lock (eviction, trimming): the
+// file at path is then someone else's. Closing the file releases the lock.
+func openLocked(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !stillAt(f, path) {
+		f.Close()
+		return nil, nil
+	}
+	return f, nil
+}
+
 // appendLocked appends rec to path with one write under an exclusive lock.
 // A file replaced or removed between open and lock (eviction, trimming) is
 // opened again, so no record goes to an unlinked file.
 func appendLocked(path string, rec []byte) error {
 	for range 8 {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := openLocked(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 		if err != nil {
 			return err
 		}
-		if err := lockFile(f); err != nil {
-			f.Close()
-			return err
-		}
-		if !stillAt(f, path) {
-			f.Close()
+		if f == nil {
 			continue
 		}
 		n, err := f.Write(rec)
@@ -375,20 +393,11 @@ func sizeOf(files []archiveFile, path string) int64 {
 // removeLocked removes path under its lock, so that no writer holding the
 // lock appends to it as it goes.
 func removeLocked(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	f, err := openLocked(path, os.O_WRONLY)
+	if err != nil || f == nil {
 		return err
 	}
 	defer f.Close()
-	if err := lockFile(f); err != nil {
-		return err
-	}
-	if !stillAt(f, path) {
-		return nil // replaced meanwhile: someone else's now
-	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -399,20 +408,11 @@ func removeLocked(path string) error {
 // in budget bytes (and are within the TTL). The new file replaces the old
 // by rename; writers waiting for the old one's lock notice and reopen.
 func (a *FileArchive) trim(path string, budget int64) error {
-	f, err := os.OpenFile(path, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	f, err := openLocked(path, os.O_RDONLY)
+	if err != nil || f == nil {
 		return err
 	}
 	defer f.Close()
-	if err := lockFile(f); err != nil {
-		return err
-	}
-	if !stillAt(f, path) {
-		return nil
-	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return err
