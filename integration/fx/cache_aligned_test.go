@@ -29,22 +29,7 @@ func TestCacheAlignedKeyReachesCompactor(t *testing.T) {
 			if tc.line != "" {
 				file += "    " + tc.line + "\n"
 			}
-			cfg, err := parse([]byte(file))
-			if err != nil {
-				t.Fatalf("parse: %v", err)
-			}
-			if err := cfg.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			var hook *compaction.CompactionHook
-			app := fx.New(fx.NopLogger, Module(cfg), fx.Populate(&hook))
-			if err := app.Err(); err != nil {
-				t.Fatal(err)
-			}
-			c, ok := hook.Compactor().(*compaction.SummarizationCompactor)
-			if !ok {
-				t.Fatalf("compactor %T, want the summarization compactor", hook.Compactor())
-			}
+			_, c := summarizerOf(t, file)
 			if c.CacheAligned() != tc.want {
 				t.Errorf("CacheAligned %v, want %v", c.CacheAligned(), tc.want)
 			}
@@ -83,25 +68,33 @@ func TestCacheAlignedDefaultPerWiring(t *testing.T) {
 			if !strings.Contains(file, "compaction:") {
 				file += "compaction:\n  context_window: 20000\n"
 			}
-			cfg, err := parse([]byte(file))
-			if err != nil {
-				t.Fatalf("parse: %v", err)
-			}
-			if err := cfg.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			var hook *compaction.CompactionHook
-			app := fx.New(fx.NopLogger, Module(cfg), fx.Populate(&hook))
-			if err := app.Err(); err != nil {
-				t.Fatal(err)
-			}
-			c, ok := hook.Compactor().(*compaction.SummarizationCompactor)
-			if !ok {
-				t.Fatalf("compactor %T, want the summarization compactor", hook.Compactor())
-			}
+			cfg, c := summarizerOf(t, file)
 			if c.CacheAligned() != tc.want {
 				t.Errorf("CacheAligned %v, want %v (summarizer is the agent's model: %v)", c.CacheAligned(), tc.want, cfg.SummarizerIsAgentModel())
 			}
 		})
 	}
+}
+
+// summarizerOf builds the fx module from a config file and returns the
+// config and the summarization compactor its hook got.
+func summarizerOf(t *testing.T, file string) (*Config, *compaction.SummarizationCompactor) {
+	t.Helper()
+	cfg, err := parse([]byte(file))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var hook *compaction.CompactionHook
+	app := fx.New(fx.NopLogger, Module(cfg), fx.Populate(&hook))
+	if err := app.Err(); err != nil {
+		t.Fatal(err)
+	}
+	c, ok := hook.Compactor().(*compaction.SummarizationCompactor)
+	if !ok {
+		t.Fatalf("compactor %T, want the summarization compactor", hook.Compactor())
+	}
+	return cfg, c
 }
