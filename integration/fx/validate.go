@@ -99,9 +99,19 @@ func (c CompactionConfig) validate(v *validator) {
 	if c.ContextWindow < 1 {
 		v.add("compaction.context_window", c.ContextWindow, "must be a positive number of tokens")
 	}
-	// Each fraction is checked against the ones before it only when those
-	// are valid: a bad compact_at would otherwise be reported again as a
-	// bad compact_to, and both again as a bad prepare_at.
+	c.validateFractions(v)
+	c.Counter.validate(v)
+	c.Summarize.validate(v)
+	c.Slide.validate(v)
+	c.Prune.validate(v)
+	c.validatePipeline(v)
+}
+
+// validateFractions checks compact_at, compact_to and prepare_at. Each
+// fraction is checked against the ones before it only when those are
+// valid: a bad compact_at would otherwise be reported again as a bad
+// compact_to, and both again as a bad prepare_at.
+func (c CompactionConfig) validateFractions(v *validator) {
 	atOK := c.CompactAt > 0 && c.CompactAt <= 1
 	if !atOK {
 		v.add("compaction.compact_at", c.CompactAt, "must be in (0, 1]")
@@ -120,54 +130,69 @@ func (c CompactionConfig) validate(v *validator) {
 	if atOK && toOK && c.PrepareAt != 0 && !(c.PrepareAt > c.CompactTo && c.PrepareAt < c.CompactAt) {
 		v.add("compaction.prepare_at", c.PrepareAt, "must be 0 (off) or in (compaction.compact_to=%v, compaction.compact_at=%v)", c.CompactTo, c.CompactAt)
 	}
-	switch c.Counter.Kind {
+}
+
+func (c CounterConfig) validate(v *validator) {
+	switch c.Kind {
 	case CounterApproximate:
 	case CounterTiktoken:
-		if c.Counter.Encoding != "o200k_base" && c.Counter.Encoding != "cl100k_base" {
-			v.add("compaction.counter.encoding", c.Counter.Encoding, "must be \"o200k_base\" or \"cl100k_base\"")
+		if c.Encoding != "o200k_base" && c.Encoding != "cl100k_base" {
+			v.add("compaction.counter.encoding", c.Encoding, "must be \"o200k_base\" or \"cl100k_base\"")
 		}
 	default:
-		v.add("compaction.counter.kind", c.Counter.Kind, "must be %q or %q", CounterApproximate, CounterTiktoken)
+		v.add("compaction.counter.kind", c.Kind, "must be %q or %q", CounterApproximate, CounterTiktoken)
 	}
-	if cpt := c.Counter.CharsPerToken; !(cpt >= compaction.MinCharsPerToken && cpt <= compaction.MaxCharsPerToken) {
+	if cpt := c.CharsPerToken; !(cpt >= compaction.MinCharsPerToken && cpt <= compaction.MaxCharsPerToken) {
 		v.add("compaction.counter.chars_per_token", cpt, "must be in [%v, %v]", compaction.MinCharsPerToken, compaction.MaxCharsPerToken)
 	}
-	if n := c.Counter.TokensPerImage; n < compaction.NoCharge || n > compaction.MaxAttachmentCharge {
+	if n := c.TokensPerImage; n < compaction.NoCharge || n > compaction.MaxAttachmentCharge {
 		v.add("compaction.counter.tokens_per_image", n, "must be in [0, %d] (0 or -1 charges nothing)", compaction.MaxAttachmentCharge)
 	}
-	if n := c.Counter.TokensPerFile; n < compaction.NoCharge || n > compaction.MaxAttachmentCharge {
+	if n := c.TokensPerFile; n < compaction.NoCharge || n > compaction.MaxAttachmentCharge {
 		v.add("compaction.counter.tokens_per_file", n, "must be in [0, %d] (0 or -1 charges nothing)", compaction.MaxAttachmentCharge)
 	}
-	if c.Summarize.MinKeepSteps < 0 {
-		v.add("compaction.summarize.min_keep_steps", c.Summarize.MinKeepSteps, "must be at least 0")
+}
+
+func (s SummarizeConfig) validate(v *validator) {
+	if s.MinKeepSteps < 0 {
+		v.add("compaction.summarize.min_keep_steps", s.MinKeepSteps, "must be at least 0")
 	}
-	if n := c.Summarize.ApproximateSummaryTokens; n != nil && *n < 1 {
+	if n := s.ApproximateSummaryTokens; n != nil && *n < 1 {
 		v.add("compaction.summarize.approximate_summary_tokens", *n, "must be at least 1 (leave the key out for the library's prior, then what the summarizer's replies show)")
 	}
-	if c.Summarize.MaxSummarizerInputTokens < 0 {
-		v.add("compaction.summarize.max_summarizer_input_tokens", c.Summarize.MaxSummarizerInputTokens, "must be at least 0 (0 = no cap)")
+	if s.MaxSummarizerInputTokens < 0 {
+		v.add("compaction.summarize.max_summarizer_input_tokens", s.MaxSummarizerInputTokens, "must be at least 0 (0 = no cap)")
 	}
-	if n := c.Summarize.MaxTextTokens; n != nil && *n != 0 && *n < 64 {
+	if n := s.MaxTextTokens; n != nil && *n != 0 && *n < 64 {
 		v.add("compaction.summarize.max_text_tokens", *n, "must be 0 (no cap) or at least 64 (leave the key out for the library's 2,048)")
 	}
-	if c.Summarize.Ledger.MaxTokens < 0 {
-		v.add("compaction.summarize.ledger.max_tokens", c.Summarize.Ledger.MaxTokens, "must be at least 0 (0 = sized from the target)")
+	if s.Ledger.MaxTokens < 0 {
+		v.add("compaction.summarize.ledger.max_tokens", s.Ledger.MaxTokens, "must be at least 0 (0 = sized from the target)")
 	}
-	if c.Summarize.Ledger.MaxRemembered < 1 {
-		v.add("compaction.summarize.ledger.max_remembered", c.Summarize.Ledger.MaxRemembered, "must be at least 1")
+	if s.Ledger.MaxRemembered < 1 {
+		v.add("compaction.summarize.ledger.max_remembered", s.Ledger.MaxRemembered, "must be at least 1")
 	}
-	if c.Slide.MinKeepSteps < 0 {
-		v.add("compaction.slide.min_keep_steps", c.Slide.MinKeepSteps, "must be at least 0")
+}
+
+func (s SlideConfig) validate(v *validator) {
+	if s.MinKeepSteps < 0 {
+		v.add("compaction.slide.min_keep_steps", s.MinKeepSteps, "must be at least 0")
 	}
-	if c.Slide.NoNote && c.Slide.OmissionNote != "" {
-		v.add("compaction.slide.omission_note", c.Slide.OmissionNote, "cannot be set together with compaction.slide.no_note = true")
+	if s.NoNote && s.OmissionNote != "" {
+		v.add("compaction.slide.omission_note", s.OmissionNote, "cannot be set together with compaction.slide.no_note = true")
 	}
-	if c.Prune.MinKeepSteps < 1 {
-		v.add("compaction.prune.min_keep_steps", c.Prune.MinKeepSteps, "must be at least 1")
+}
+
+func (p PruneConfig) validate(v *validator) {
+	if p.MinKeepSteps < 1 {
+		v.add("compaction.prune.min_keep_steps", p.MinKeepSteps, "must be at least 1")
 	}
-	if c.Prune.MinTokens < 0 {
-		v.add("compaction.prune.min_tokens", c.Prune.MinTokens, "must be at least 0")
+	if p.MinTokens < 0 {
+		v.add("compaction.prune.min_tokens", p.MinTokens, "must be at least 0")
 	}
+}
+
+func (c CompactionConfig) validatePipeline(v *validator) {
 	if c.Strategy == StrategyPipeline && len(c.Pipeline) == 0 {
 		v.add("compaction.pipeline", "[]", "must list at least one strategy when compaction.strategy is %q", StrategyPipeline)
 	}
