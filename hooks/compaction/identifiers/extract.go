@@ -105,7 +105,6 @@ func (s *Scanner) Scan(text string) []Match {
 
 // scan appends to out the merged matches of text, reusing s's buffers.
 func (s *Scanner) scan(text string, out []Match) []Match {
-	extractors := s.extractors
 	// Each extractor scans left to right, so its matches come sorted (a
 	// custom one's are sorted here if not): merging the lists is linear,
 	// where sorting all matches together was the largest cost of extraction.
@@ -116,7 +115,21 @@ func (s *Scanner) scan(text string, out []Match) []Match {
 	var listsBuf [8][]Match
 	var headsBuf [8]int
 	var endsBuf [8]int
-	ends := endsBuf[:0]
+	ends := s.collect(text, endsBuf[:0])
+	lists := cutLists(s.buf, ends, listsBuf[:0])
+	heads := headsBuf[:0]
+	if len(lists) <= len(headsBuf) {
+		heads = headsBuf[:len(lists)]
+	} else {
+		heads = make([]int, len(lists))
+	}
+	return s.merge(out, lists, heads, len(s.buf))
+}
+
+// collect runs every extractor of s over text, appending each one's matches,
+// sorted, to s.buf, and appends to ends where each extractor's list ends in
+// it.
+func (s *Scanner) collect(text string, ends []int) []int {
 	buf := s.buf[:0]
 	if buf == nil {
 		buf = make([]Match, 0, len(text)/64+4)
@@ -124,7 +137,7 @@ func (s *Scanner) scan(text string, out []Match) []Match {
 	hex, paths, shared, withPaths := s.sharedScan(text)
 	s.scanLines(text)
 	line := 0
-	for _, ex := range extractors {
+	for _, ex := range s.extractors {
 		if ex == nil {
 			continue
 		}
@@ -154,11 +167,15 @@ func (s *Scanner) scan(text string, out []Match) []Match {
 		ends = append(ends, len(buf))
 	}
 	s.buf = buf
-	// The lists are cut from buf only now: appending may have moved it.
-	// Empty lists are left out (most extractors find nothing in most
-	// messages), so the merge compares only the heads that can win; the
-	// others keep their order, which breaks ties.
-	lists := listsBuf[:0]
+	return ends
+}
+
+// cutLists appends to lists each extractor's list, cut from buf at ends.
+// The lists are cut only after collect is done: appending may have moved
+// buf. Empty lists are left out (most extractors find nothing in most
+// messages), so the merge compares only the heads that can win; the
+// others keep their order, which breaks ties.
+func cutLists(buf []Match, ends []int, lists [][]Match) [][]Match {
 	for k, end := range ends {
 		start := 0
 		if k > 0 {
@@ -168,42 +185,22 @@ func (s *Scanner) scan(text string, out []Match) []Match {
 			lists = append(lists, buf[start:end])
 		}
 	}
-	total := len(buf)
-	heads := headsBuf[:0]
-	if len(lists) <= len(headsBuf) {
-		heads = headsBuf[:len(lists)]
-	} else {
-		heads = make([]int, len(lists))
-	}
+	return lists
+}
+
+// merge appends to out the matches of lists in position order, heads
+// holding each list's next match (all zero on entry), leaving out a match
+// inside one already taken and a value already taken. total is the number
+// of matches in all lists.
+func (s *Scanner) merge(out []Match, lists [][]Match, heads []int, total int) []Match {
 	if out == nil {
 		out = make([]Match, 0, total)
 	}
 	first := len(out)
-	// Few matches are deduplicated by looking through out: a map for each
-	// message's handful of identifiers cost more than the search.
-	var seen map[string]struct{}
-	if total > smallMatchCount {
-		if s.seen == nil {
-			s.seen = make(map[string]struct{}, total)
-		} else {
-			clear(s.seen)
-		}
-		seen = s.seen
-	}
+	seen := s.seenSet(total)
 	maxEnd := -1
 	for {
-		best := -1
-		for k, ms := range lists {
-			h := heads[k]
-			for h < len(ms) && ms[h].Value == "" {
-				h++
-			}
-			heads[k] = h
-			// Strictly before: a tie goes to the extractor listed first.
-			if h < len(ms) && (best < 0 || comparePosition(ms[h], lists[best][heads[best]]) < 0) {
-				best = k
-			}
-		}
+		best := nextList(lists, heads)
 		if best < 0 {
 			return out
 		}
@@ -225,6 +222,41 @@ func (s *Scanner) scan(text string, out []Match) []Match {
 		}
 		out = append(out, m)
 	}
+}
+
+// seenSet returns s's emptied set of values for a text of total matches,
+// or nil when there are few: few matches are deduplicated by looking
+// through out, since a map for each message's handful of identifiers cost
+// more than the search.
+func (s *Scanner) seenSet(total int) map[string]struct{} {
+	if total <= smallMatchCount {
+		return nil
+	}
+	if s.seen == nil {
+		s.seen = make(map[string]struct{}, total)
+	} else {
+		clear(s.seen)
+	}
+	return s.seen
+}
+
+// nextList moves each list's head past matches with no value and returns
+// the list whose head comes first, or -1 when every list is done. A tie
+// goes to the list that comes first.
+func nextList(lists [][]Match, heads []int) int {
+	best := -1
+	for k, ms := range lists {
+		h := heads[k]
+		for h < len(ms) && ms[h].Value == "" {
+			h++
+		}
+		heads[k] = h
+		// Strictly before: a tie goes to the extractor listed first.
+		if h < len(ms) && (best < 0 || comparePosition(ms[h], lists[best][heads[best]]) < 0) {
+			best = k
+		}
+	}
+	return best
 }
 
 // smallMatchCount is the most matches Extract deduplicates without a map.
