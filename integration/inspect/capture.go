@@ -54,19 +54,33 @@ type fallbackContent struct {
 // also keeps what the fallback removed and added (captureFallback), within
 // limit bytes.
 func (rec *record) captureContent(before, after []*schema.Message, rounds []compaction.Round, limit int) {
-	items := make([]item, len(before))
+	items, contents, replayed := replayRounds(before, rounds)
+	if rec.Fallback != "" {
+		rec.captureFallback(items, replayed, after, limit)
+	}
+	if replayed && rec.Fallback == "" && len(items) == len(after) {
+		readSummaries(items, contents, after)
+	}
+	rec.keepContents(contents)
+}
+
+// replayRounds applies the rounds' replacements to before, in order, and
+// returns the conversation they leave (each message with the round that
+// wrote it, -1 for one of before), what each round replaced (nil for a
+// round that failed or replaced nothing), and whether every round could be
+// replayed: a round whose indices do not fit stops the replay.
+func replayRounds(before []*schema.Message, rounds []compaction.Round) (items []item, contents []*roundContent, replayed bool) {
+	items = make([]item, len(before))
 	for i, m := range before {
 		items[i] = item{msg: m, round: -1}
 	}
-	contents := make([]*roundContent, len(rounds))
-	replayed := true
+	contents = make([]*roundContent, len(rounds))
 	for k, rd := range rounds {
 		if rd.Err != nil || len(rd.Indices) == 0 {
 			continue
 		}
 		if !validIndices(rd.Indices, len(items)) {
-			replayed = false
-			break
+			return items, contents, false
 		}
 		rc := &roundContent{}
 		for _, i := range rd.Indices {
@@ -81,22 +95,30 @@ func (rec *record) captureContent(before, after []*schema.Message, rounds []comp
 		contents[k] = rc
 		items = replace(items, rd.Indices, k)
 	}
-	if rec.Fallback != "" {
-		rec.captureFallback(items, replayed, after, limit)
-	}
-	if replayed && rec.Fallback == "" && len(items) == len(after) {
-		for p, it := range items {
-			if it.round < 0 || contents[it.round].SummaryNote != "" {
-				continue
-			}
-			rc := contents[it.round]
-			if _, ok := compaction.MarkerOf(after[p]); !ok {
-				rc.SummaryNote = "The message at the summary's place is not a summary: the replay of the rounds does not match the result."
-				continue
-			}
-			rc.SummaryBefore, rc.SummaryLedger, rc.SummaryAfter = compaction.SplitLedger(clip(redact.Text(after[p].Content), maxMessageBytes))
+	return items, contents, true
+}
+
+// readSummaries reads, for each round whose summary the replayed
+// conversation (items) still holds, the summary's text at the same place
+// in after, or notes why it cannot.
+func readSummaries(items []item, contents []*roundContent, after []*schema.Message) {
+	for p, it := range items {
+		if it.round < 0 || contents[it.round].SummaryNote != "" {
+			continue
 		}
+		rc := contents[it.round]
+		if _, ok := compaction.MarkerOf(after[p]); !ok {
+			rc.SummaryNote = "The message at the summary's place is not a summary: the replay of the rounds does not match the result."
+			continue
+		}
+		rc.SummaryBefore, rc.SummaryLedger, rc.SummaryAfter = compaction.SplitLedger(clip(redact.Text(after[p].Content), maxMessageBytes))
 	}
+}
+
+// keepContents attaches each round's content to its round, saying why a
+// summary's text is missing when it is, and adds the texts' sizes to the
+// record's.
+func (rec *record) keepContents(contents []*roundContent) {
 	for k, rc := range contents {
 		if rc == nil {
 			continue
