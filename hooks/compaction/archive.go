@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 )
 
 // Archive keeps what compaction removed, so that nothing a compaction
@@ -99,7 +101,7 @@ const archiveMarkerKey = "archive"
 
 // archiveRefOf returns the archive reference in m's marker.
 func archiveRefOf(m *schema.Message) (string, bool) {
-	fields, ok := markerFields(m)
+	fields, ok := message.Fields(m)
 	if !ok {
 		return "", false
 	}

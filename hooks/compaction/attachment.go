@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 )
 
 // AttachmentKind is the kind of a non-text message part.
@@ -117,7 +119,7 @@ func scalarString(v any) (string, bool) {
 	case int:
 		return strconv.Itoa(x), true
 	case int8, int16, int32, int64, uint8, uint16, uint32:
-		return strconv.FormatInt(toInt64(x), 10), true
+		return strconv.FormatInt(message.Int64(x), 10), true
 	case uint:
 		return strconv.FormatUint(uint64(x), 10), true
 	case uint64:
@@ -130,30 +132,6 @@ func scalarString(v any) (string, bool) {
 		return x.String(), true
 	}
 	return "", false
-}
-
-func toInt64(v any) int64 {
-	switch x := v.(type) {
-	case int8:
-		return int64(x)
-	case int16:
-		return int64(x)
-	case int32:
-		return int64(x)
-	case int64:
-		return x
-	case uint:
-		return int64(x)
-	case uint8:
-		return int64(x)
-	case uint16:
-		return int64(x)
-	case uint32:
-		return int64(x)
-	case uint64:
-		return int64(x)
-	}
-	return 0
 }
 
 // looksLikeInlineData catches data: URLs and long base64-looking runs that

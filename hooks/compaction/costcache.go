@@ -4,10 +4,11 @@ import (
 	"runtime/metrics"
 	"slices"
 	"sync"
-	"unsafe"
 	"weak"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 )
 
 // costCache remembers the cost of the messages of the conversations an
@@ -108,12 +109,10 @@ func newCostCache(max int) *costCache {
 	return &costCache{max: max, seqs: make(map[seqKey][]*costSeq)}
 }
 
-func addr(m *schema.Message) uintptr { return uintptr(unsafe.Pointer(m)) }
-
 func keyOf(messages []*schema.Message) seqKey {
-	k := seqKey{first: addr(messages[0])}
+	k := seqKey{first: digest.Addr(messages[0])}
 	if len(messages) > 1 {
-		k.second = addr(messages[1])
+		k.second = digest.Addr(messages[1])
 	}
 	return k
 }
@@ -175,9 +174,9 @@ func (c *costCache) sumEach(messages []*schema.Message, measure func(*schema.Mes
 	kept := rest[:min(len(rest), max(c.max-len(prefix), 0))]
 	fresh := make([]costEntry, 0, len(kept))
 	for k, m := range kept {
-		e := costEntry{addr: addr(m), cost: measure(m)}
+		e := costEntry{addr: digest.Addr(m), cost: measure(m)}
 		if m != nil {
-			e.msg, e.print = weak.Make(m), fingerprint(m)
+			e.msg, e.print = weak.Make(m), digest.Fingerprint(m)
 		}
 		note(len(prefix)+k, e.cost)
 		fresh = append(fresh, e)
@@ -203,7 +202,7 @@ func pick(seqs []*costSeq, messages []*schema.Message) *costSeq {
 	}
 	for _, s := range seqs {
 		i := min(len(s.entries), len(messages)) - 1
-		if e := &s.entries[i]; e.addr == addr(messages[i]) && e.print == fingerprint(messages[i]) {
+		if e := &s.entries[i]; e.addr == digest.Addr(messages[i]) && e.print == digest.Fingerprint(messages[i]) {
 			return s
 		}
 	}
@@ -214,7 +213,7 @@ func pick(seqs []*costSeq, messages []*schema.Message) *costSeq {
 // weak pointer: the caller knows no collection completed since e was last
 // found alive.
 func (e *costEntry) matches(m *schema.Message, trusted bool) bool {
-	if e.addr != addr(m) || e.print != fingerprint(m) {
+	if e.addr != digest.Addr(m) || e.print != digest.Fingerprint(m) {
 		return false
 	}
 	return trusted || e.msg.Value() == m
@@ -313,21 +312,4 @@ func (c *costCache) len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.n
-}
-
-// fingerprint mixes the headers (data address and length) of the message's
-// Role and Content: the fields a caller is likeliest to set again, and the
-// only ones on the first cache line of the message. A full fingerprint of
-// every header the measure reads cost as much as the rest of a cached count
-// together (the message's other lines are not otherwise read), and an edit
-// behind a header would escape it anyway.
-func fingerprint(m *schema.Message) uint64 {
-	if m == nil {
-		return 0
-	}
-	str := func(s string) uint64 {
-		return uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))) ^ uint64(len(s))<<48
-	}
-	h := str(m.Content)*0x9E3779B97F4A7C15 + str(string(m.Role))*0xC2B2AE3D27D4EB4F
-	return h ^ h>>29
 }

@@ -1,6 +1,10 @@
 package compaction
 
-import "github.com/cloudwego/eino/schema"
+import (
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
+)
 
 // mergeAppended decides what the hook writes back once a compaction of
 // snapshot finished while current is what State.Messages holds now. Messages
@@ -10,13 +14,13 @@ import "github.com/cloudwego/eino/schema"
 // conversation meanwhile; ok is false and the caller keeps that rewrite,
 // since merging two rewrites could drop or duplicate messages. A message of
 // current equal in content to the snapshot's (a middleware that copies every
-// message) is no rewrite (sameMessage).
+// message) is no rewrite (digest.Same).
 func mergeAppended(snapshot, current, compacted []*schema.Message) (merged []*schema.Message, ok bool) {
 	if len(current) < len(snapshot) {
 		return nil, false
 	}
 	for i, m := range snapshot {
-		if !sameMessage(current[i], m) {
+		if !digest.Same(current[i], m) {
 			return nil, false
 		}
 	}

@@ -113,7 +113,7 @@ func withArchivePointer(m *schema.Message, line, ref string) *schema.Message {
 }
 
 // missingFrom returns the messages of a, in order, that b does not hold,
-// by content (sameMessage), each occurrence counted once.
+// by content (digest.Same), each occurrence counted once.
 func missingFrom(a, b []*schema.Message) []*schema.Message {
 	idx := missingIndexes(a, b)
 	out := make([]*schema.Message, len(idx))

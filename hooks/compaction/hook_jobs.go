@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 )
 
 // job is one call of the compactor on its own goroutine. Every compaction
@@ -344,13 +345,13 @@ func anchorKey(messages []*schema.Message) (key Digest, ok bool) {
 // hasPrefix reports whether messages begins with the messages of snapshot,
 // in the same order: the same pointers (messages are immutable by contract,
 // so equal pointers mean equal content), or where a pointer differs, the
-// same content (sameMessage).
+// same content (digest.Same).
 func hasPrefix(messages, snapshot []*schema.Message) bool {
 	if len(messages) < len(snapshot) {
 		return false
 	}
 	for i, m := range snapshot {
-		if !sameMessage(messages[i], m) {
+		if !digest.Same(messages[i], m) {
 			return false
 		}
 	}

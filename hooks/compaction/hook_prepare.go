@@ -23,7 +23,7 @@ import (
 // A prepared result is only ever applied to a conversation that begins with
 // its snapshot: the same *schema.Message values in the same order, or where
 // a value differs (a middleware that copies every message) the same content
-// (sameMessage). Another conversation (another run of a shared hook) cannot
+// (digest.Same). Another conversation (another run of a shared hook) cannot
 // match unless it holds the very same messages, in which case the result is
 // as right for it. A conversation rewritten since
 // the snapshot no longer matches; it compacts synchronously at the trigger,

@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 )
 
 // idCompactor gives a test compactor an Identifier identity.
@@ -101,13 +102,13 @@ func TestSharedPreparedAppliedByAnotherHook(t *testing.T) {
 			if n := len(cb.callsNow()); n != 0 {
 				t.Fatalf("B called its compactor %d times, want 0", n)
 			}
-			if !sameMessage(st.Messages[1], now[1]) || !HasMarkerKey(st.Messages[2]) {
+			if !digest.Same(st.Messages[1], now[1]) || !HasMarkerKey(st.Messages[2]) {
 				t.Fatalf("B's conversation is not A's compaction (request, summary): %v", st.Messages[1:3])
 			}
 			if err := newPairingFaults(now, st.Messages); err != nil {
 				t.Fatal(err)
 			}
-			if last := st.Messages[len(st.Messages)-1]; !sameMessage(last, now[len(now)-1]) {
+			if last := st.Messages[len(st.Messages)-1]; !digest.Same(last, now[len(now)-1]) {
 				t.Fatal("the messages appended after A's snapshot were not kept")
 			}
 		})
@@ -253,8 +254,8 @@ func TestSharedEntryChecked(t *testing.T) {
 			if calls, want := len(c.callsNow()), map[bool]int{true: 0, false: 1}[tc.apply]; calls != want {
 				t.Fatalf("compactor calls %d, want %d", calls, want)
 			}
-			if err := newPairingFaults(conv, st.Messages); err != nil || !sameMessage(st.Messages[0], conv[0]) {
-				t.Fatalf("pairing %v, system prompt kept %v", err, sameMessage(st.Messages[0], conv[0]))
+			if err := newPairingFaults(conv, st.Messages); err != nil || !digest.Same(st.Messages[0], conv[0]) {
+				t.Fatalf("pairing %v, system prompt kept %v", err, digest.Same(st.Messages[0], conv[0]))
 			}
 		})
 	}

@@ -1,12 +1,13 @@
 package compaction
 
 import (
-	"encoding/json"
-	"math"
-	"reflect"
+	"crypto/sha256"
+	"encoding/gob"
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 	"github.com/einocompact/einocompact/internal/marker"
 )
 
@@ -19,7 +20,7 @@ const MetaKey = marker.Key
 // summaries. Marker strategies name what was done; the fx configuration and
 // the einocompact command name what to do ("summarize", "slide", "prune")
 // and accept these marker names as other spellings.
-const StrategySummarization = "summarization"
+const StrategySummarization = message.StrategySummarization
 
 // Marker is the decoded compaction marker of a message.
 type Marker struct {
@@ -35,7 +36,7 @@ type Marker struct {
 // and gob round trips produce) are all accepted. It never panics, whatever
 // Extra holds.
 func MarkerOf(msg *schema.Message) (Marker, bool) {
-	fields, ok := markerFields(msg)
+	fields, ok := message.Fields(msg)
 	if !ok {
 		return Marker{}, false
 	}
@@ -43,113 +44,103 @@ func MarkerOf(msg *schema.Message) (Marker, bool) {
 	if !ok || strategy == "" {
 		return Marker{}, false
 	}
-	n, _ := markerInt(fields["summarized_messages"])
+	n, _ := message.Int(fields["summarized_messages"])
 	return Marker{Strategy: strategy, SummarizedMessages: n}, true
 }
 
 // MarkerFields returns a copy of the marker map of msg, for strategies that
 // store more than Marker holds. It reports false when msg carries no
 // well-formed marker.
-func MarkerFields(msg *schema.Message) (map[string]any, bool) {
-	fields, ok := markerFields(msg)
-	if !ok {
-		return nil, false
-	}
-	if _, ok := fields["strategy"].(string); !ok {
-		return nil, false
-	}
-	out := make(map[string]any, len(fields))
-	for k, v := range fields {
-		out[k] = v
-	}
-	return out, true
-}
+func MarkerFields(msg *schema.Message) (map[string]any, bool) { return message.CopyFields(msg) }
 
 // HasMarkerKey reports whether msg carries MetaKey at all, whatever its value.
 // Any such message is compactor-made as far as planning goes: it can never be
 // the user's current request.
-func HasMarkerKey(msg *schema.Message) bool {
-	if msg == nil || msg.Extra == nil {
-		return false
-	}
-	_, ok := msg.Extra[MetaKey]
-	return ok
-}
+func HasMarkerKey(msg *schema.Message) bool { return message.HasKey(msg) }
 
 // IsStrategy reports whether msg carries a well-formed marker of strategy.
-func IsStrategy(msg *schema.Message, strategy string) bool {
-	m, ok := MarkerOf(msg)
-	return ok && m.Strategy == strategy
-}
+func IsStrategy(msg *schema.Message, strategy string) bool { return message.Is(msg, strategy) }
 
 // NewMarker returns the Extra value for a marker: a fresh map holding
 // strategy, summarized_messages when n > 0, and the extra fields given.
 func NewMarker(strategy string, n int, fields map[string]any) map[string]any {
-	out := make(map[string]any, len(fields)+2)
-	for k, v := range fields {
-		out[k] = v
-	}
-	out["strategy"] = strategy
-	if n > 0 {
-		out["summarized_messages"] = n
-	}
-	return out
+	return message.NewFields(strategy, n, fields)
 }
 
-// markerFields finds the marker map, accepting any map with string keys so
-// that values decoded by other libraries still read.
-func markerFields(msg *schema.Message) (map[string]any, bool) {
-	if msg == nil || msg.Extra == nil {
-		return nil, false
+// LastAssistantIndex returns the index of the last assistant message, or -1.
+func LastAssistantIndex(messages []*schema.Message) int { return message.LastAssistant(messages) }
+
+// IsRealUser reports whether msg is a user message the user wrote: user role
+// and no compaction marker key.
+func IsRealUser(msg *schema.Message) bool { return message.IsRealUser(msg) }
+
+// IsToolResult reports whether msg carries a tool call's result.
+func IsToolResult(msg *schema.Message) bool { return message.IsToolResult(msg) }
+
+// ReasoningSent returns the reasoning text of msg that a chat model client
+// sends back to the provider with the message, "" when none is sent. Both
+// counters count it (it fills the prompt like any other text) although it is
+// never rendered: the summarizer's transcript leaves reasoning out.
+//
+// The rule is the eino-ext OpenAI client's (libs/acl/openai v0.1.17, which
+// writes ReasoningContent as "reasoning_content"): a message with
+// UserInputMultiContent parts is sent without it; otherwise a message with
+// AssistantGenMultiContent parts, or with no parts at all, carries it; a
+// message with only the deprecated MultiContent parts does not.
+func ReasoningSent(msg *schema.Message) string { return message.ReasoningSent(msg) }
+
+// Digest is the SHA-256 of a message's canonical encoding, or of a prefix
+// of a conversation (PrefixDigest).
+type Digest [sha256.Size]byte
+
+// MessageDigest returns the content digest of m. A message whose Extra holds
+// a value encoding/json cannot encode gets a digest of its pointer instead:
+// such a message is equal only to itself, as before content identity, and
+// never matches a message in another process. A nil message has the digest
+// of JSON null.
+func MessageDigest(m *schema.Message) Digest { return Digest(digest.Of(m)) }
+
+// PrefixDigest returns the content digest of messages as a sequence: the
+// SHA-256 of the encoding's version, the number of messages and their
+// MessageDigests in order. Two conversations have the same PrefixDigest
+// only if they hold the same messages, by content, in the same order.
+func PrefixDigest(messages []*schema.Message) Digest { return Digest(digest.Prefix(messages)) }
+
+// ReplacedMessages counts the messages of before that after no longer
+// holds: those a compaction summarized, dropped or pruned. Messages are
+// matched by content (MessageDigest), each message of after standing for
+// at most one of before, so a compaction applied from a Store, whose
+// messages are decoded copies, counts what it replaced and not every
+// message it kept. Counting by pointer would call each kept copy replaced.
+func ReplacedMessages(before, after []*schema.Message) int {
+	left := digest.Counts(after)
+	n := 0
+	for _, m := range before {
+		d := digest.Of(m)
+		if left[d] > 0 {
+			left[d]--
+			continue
+		}
+		n++
 	}
-	raw, ok := msg.Extra[MetaKey]
-	if !ok || raw == nil {
-		return nil, false
-	}
-	if m, ok := raw.(map[string]any); ok {
-		return m, true
-	}
-	v := reflect.ValueOf(raw)
-	if v.Kind() != reflect.Map || v.Type().Key().Kind() != reflect.String {
-		return nil, false
-	}
-	out := make(map[string]any, v.Len())
-	iter := v.MapRange()
-	for iter.Next() {
-		out[iter.Key().String()] = iter.Value().Interface()
-	}
-	return out, true
+	return n
 }
 
-// markerInt reads a whole number stored in a marker field as any integer
-// type, a float64 without a fraction, or a json.Number.
-func markerInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case int:
-		return x, true
-	case int8, int16, int32, int64, uint8, uint16, uint32:
-		return int(toInt64(x)), true
-	case uint:
-		return markerInt(uint64(x))
-	case uint64:
-		if x > math.MaxInt64 {
-			return 0, false
-		}
-		return int(x), true
-	case float64:
-		if x != math.Trunc(x) || math.IsInf(x, 0) || math.Abs(x) > 1<<53 {
-			return 0, false
-		}
-		return int(x), true
-	case float32:
-		return markerInt(float64(x))
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i), true
-		}
-		if f, err := x.Float64(); err == nil {
-			return markerInt(f)
-		}
-	}
-	return 0, false
+// Eino checkpoints (ADK interrupt and resume) encode messages with gob, and
+// gob encodes a value held in an interface only if its concrete type is
+// registered. The markers this package writes into schema.Message.Extra are
+// map[string]any, and the ledger's remembered identifiers inside them are
+// []any; registering both here means a program that imports this package can
+// checkpoint a compacted conversation without registering anything itself.
+func init() {
+	registerGob(map[string]any{})
+	registerGob([]any{})
+}
+
+// registerGob registers v with gob under its default name. gob panics when
+// the type is already registered under another name; that registration
+// serves encoding just as well, so the panic is not the program's concern.
+func registerGob(v any) {
+	defer func() { _ = recover() }()
+	gob.Register(v)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/gob"
 	"encoding/json"
-	"math"
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
@@ -94,54 +93,5 @@ func TestTextAloneIsNotASummary(t *testing.T) {
 	}
 	if IsStrategy(note("sliding_window", "x"), StrategySummarization) || !IsStrategy(summary("s", 1), StrategySummarization) {
 		t.Error("IsStrategy mixes strategies")
-	}
-}
-
-func TestLastAssistantIndex(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		msgs []*schema.Message
-		want int
-	}{
-		{nil, -1},
-		{[]*schema.Message{user("u")}, -1},
-		{[]*schema.Message{user("u"), asst("a")}, 1},
-		{[]*schema.Message{call("c"), result("c", "r")}, 0},
-		{[]*schema.Message{call("c"), result("c", "r"), call("d"), result("d", "r")}, 2},
-	}
-	for i, tc := range tests {
-		if got := LastAssistantIndex(tc.msgs); got != tc.want {
-			t.Errorf("case %d: %d, want %d", i, got, tc.want)
-		}
-	}
-}
-
-func TestNewMarkerCopiesFields(t *testing.T) {
-	t.Parallel()
-	fields := map[string]any{"removed_messages": 3, "strategy": "ignored"}
-	m := NewMarker("sliding_window", 0, fields)
-	if m["strategy"] != "sliding_window" || m["removed_messages"] != 3 {
-		t.Errorf("NewMarker = %v", m)
-	}
-	if _, has := m["summarized_messages"]; has {
-		t.Error("summarized_messages set for n = 0")
-	}
-	if fields["strategy"] != "ignored" {
-		t.Error("NewMarker mutated its fields argument")
-	}
-}
-
-// TestMarkerIntRejectsUnsignedOverflow: an unsigned count too large for int
-// is not a count, whichever unsigned type holds it; it must not come back
-// wrapped round to a negative number.
-func TestMarkerIntRejectsUnsignedOverflow(t *testing.T) {
-	t.Parallel()
-	for _, v := range []any{uint(math.MaxUint64), uint64(math.MaxUint64), uint(1) << 63} {
-		if n, ok := markerInt(v); ok {
-			t.Errorf("markerInt(%T %v) = %d, true; want false", v, v, n)
-		}
-	}
-	if n, ok := markerInt(uint(7)); !ok || n != 7 {
-		t.Errorf("markerInt(uint 7) = %d, %v; want 7, true", n, ok)
 	}
 }

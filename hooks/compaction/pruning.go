@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 )
 
 // StrategyToolResultPruning is the marker strategy of tool results replaced by
 // ToolResultPruningCompactor. Its marker also holds "original_tokens", the
 // counter's size of the result it replaced.
-const StrategyToolResultPruning = "tool_result_pruning"
+const StrategyToolResultPruning = message.StrategyToolResultPruning
 
 // defaultPruningPlaceholder is the text a pruned tool result is replaced
 // with. {tool_name} becomes the name of the tool that produced it. It stays

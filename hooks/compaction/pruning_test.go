@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 )
 
 // prConv is conv(r...) of §D.2: U("task"), then A→ci and T(ci, r_i) per result.
@@ -161,7 +163,7 @@ func prCheckPruned(t *testing.T, p, orig *schema.Message, counter TokenCounter) 
 		t.Errorf("content = %q, want %q", p.Content, want)
 	}
 	f, _ := MarkerFields(p)
-	if n, _ := markerInt(f["original_tokens"]); n != count(counter, orig) {
+	if n, _ := message.Int(f["original_tokens"]); n != count(counter, orig) {
 		t.Errorf("original_tokens = %v, want %d", f["original_tokens"], count(counter, orig))
 	}
 }

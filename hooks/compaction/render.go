@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 )
 
 // RenderOptions controls Render. The zero value is the counters' rendering:
@@ -330,12 +332,12 @@ func RenderTools(tools []*schema.ToolInfo) string {
 		obj := map[string]any{"description": t.Desc, "name": t.Name}
 		if t.ParamsOneOf != nil {
 			if js, err := t.ParamsOneOf.ToJSONSchema(); err == nil && js != nil {
-				if v, err := toGeneric(js); err == nil {
+				if v, err := digest.Generic(js); err == nil {
 					obj["parameters"] = v
 				}
 			}
 		}
 		list = append(list, obj)
 	}
-	return stableJSON(list)
+	return digest.StableJSON(list)
 }

@@ -7,11 +7,13 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 )
 
 // StrategySlidingWindow is the marker strategy of SlidingWindowCompactor's
 // omission notes.
-const StrategySlidingWindow = "sliding_window"
+const StrategySlidingWindow = message.StrategySlidingWindow
 
 // DefaultOmissionNote is the note SlidingWindowCompactor leaves where it
 // removed messages. {num_removed} becomes the number of messages removed.

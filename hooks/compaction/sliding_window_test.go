@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 )
 
 // swNote marks, in an expected layout, where the window's new note must be.
@@ -223,10 +225,10 @@ func swCheckNote(t *testing.T, m *schema.Message, text string, removed, kept int
 	if !ok || f["strategy"] != StrategySlidingWindow {
 		t.Fatalf("note marker = %v, want strategy %s", m.Extra, StrategySlidingWindow)
 	}
-	if r, _ := markerInt(f["removed_messages"]); r != removed {
+	if r, _ := message.Int(f["removed_messages"]); r != removed {
 		t.Errorf("removed_messages = %v, want %d", f["removed_messages"], removed)
 	}
-	if k, _ := markerInt(f["kept_messages"]); k != kept {
+	if k, _ := message.Int(f["kept_messages"]); k != kept {
 		t.Errorf("kept_messages = %v, want %d", f["kept_messages"], kept)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 )
 
 // storeEntryVersion is the version of the encoding of a shared compaction.
@@ -45,7 +47,7 @@ type Identifier interface {
 func (h *CompactionHook) storeScopeOf(identity, scope string) Digest {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\x00compactor=%s\x00scope=%s\x00window=%d\x00at=%v\x00to=%v\x00counter=%T",
-		digestVersion, identity, scope, h.window, h.at, h.to, h.counter)
+		digest.Version, identity, scope, h.window, h.at, h.to, h.counter)
 	// The prices that choose the depth change what a compaction keeps.
 	if h.depth != nil {
 		fmt.Fprintf(&b, "\x00depth=%v/%v/%v", h.depth.CachedInput, h.depth.CacheWrite, h.depth.Output)
@@ -176,14 +178,14 @@ func checkShared(snapshot, result []*schema.Message) error {
 		if m == nil || m.Role != schema.System {
 			break
 		}
-		if i >= len(result) || !sameMessage(result[i], m) {
+		if i >= len(result) || !digest.Same(result[i], m) {
 			return fmt.Errorf("system message %d not kept", i)
 		}
 	}
 	for i := len(snapshot) - 1; i >= 0; i-- {
 		if IsRealUser(snapshot[i]) {
 			for _, m := range result {
-				if sameMessage(m, snapshot[i]) {
+				if digest.Same(m, snapshot[i]) {
 					return nil
 				}
 			}

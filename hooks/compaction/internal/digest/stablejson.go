@@ -1,4 +1,4 @@
-package compaction
+package digest
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// toGeneric turns any JSON-marshalable value into maps, slices and json.Number.
-func toGeneric(v any) (any, error) {
+// Generic turns any JSON-marshalable value into maps, slices and json.Number.
+func Generic(v any) (any, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -23,10 +23,10 @@ func toGeneric(v any) (any, error) {
 	return out, nil
 }
 
-// stableJSON encodes a generic JSON value with sorted keys, ", " and ": "
+// StableJSON encodes a generic JSON value with sorted keys, ", " and ": "
 // separators and no HTML escaping, so the text (and its length) depends only
 // on the value.
-func stableJSON(v any) string {
+func StableJSON(v any) string {
 	var b strings.Builder
 	writeStable(&b, v)
 	return b.String()
