@@ -67,6 +67,8 @@ func runSimulation(steps, window int, prepareAt float64, docs string, stdout io.
 	fmt.Fprintln(stdout, ttl)
 	report := simReport(all, steps, window, docs != "")
 	fmt.Fprintln(stdout, report)
+	room := roomReport(all, window)
+	fmt.Fprintln(stdout, room)
 	if docs == "" {
 		return nil
 	}
@@ -74,6 +76,9 @@ func runSimulation(steps, window int, prepareAt float64, docs string, stdout io.
 		return err
 	}
 	if err := updateDoc(docPath(docs), blockTTL, "Measured on "+machine()+".\n\n"+ttl); err != nil {
+		return err
+	}
+	if err := updateDoc(docPath(docs), blockRoom, "Measured on "+machine()+".\n\n"+room); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(docs, plotFile), []byte(plotSVG(all, window)), 0o644); err != nil {

@@ -221,6 +221,7 @@ type CompactionHook struct {
 	kind       string  // the compactor's type name, for errors and callbacks
 	jobs       *jobSet // compactor calls in flight and prepared results
 	backoff    backoffs
+	noRoom     backoffs        // conversations whose last compaction bought too little room (see room.go)
 	fallback   []fallbackStage // nil: HookConfig.DisableFallback
 	sharing    *sharing        // nil: no Store
 	archive    Archive         // nil: nothing archived
@@ -425,7 +426,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 		}
 		return r, nil
 	}
-	if !early && (h.backedOff(ctx, messages, &r) || h.deferred(ctx, state, &r)) {
+	if !early && (h.backedOff(ctx, messages, &r) || h.deferred(ctx, state, &r) || h.roomHeld(ctx, state, &r)) {
 		return r, nil
 	}
 	stallStart := time.Now()
@@ -461,6 +462,9 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 	}
 	if !done && err == nil && !early {
 		err = h.compactNow(ctx, state, &r)
+	}
+	if err == nil {
+		err = withCtxErr(ctx, h.buyRoom(ctx, state, messages, &r))
 	}
 	if err == nil {
 		h.fallBack(ctx, state, &r)

@@ -72,21 +72,27 @@ func (b *backoffs) holds(messages []*schema.Message, est, step, window int, ceil
 	if float64(est) >= ceiling {
 		return false
 	}
+	e, ok := b.latest(messages)
+	return ok && e.holds(est, step, window)
+}
+
+// latest returns the newest entry kept for a conversation messages
+// continues: a conversation that failed twice is judged by its latest
+// failure.
+func (b *backoffs) latest(messages []*schema.Message) (backoffEntry, bool) {
 	key, ok := anchorKey(messages)
 	if !ok {
-		return false
+		return backoffEntry{}, false
 	}
 	b.mu.Lock()
 	list := slices.Clone(b.entries[key])
 	b.mu.Unlock()
-	// Newest first: a conversation that failed twice is judged by its
-	// latest failure.
 	for i := len(list) - 1; i >= 0; i-- {
 		if list[i].matches(messages) {
-			return list[i].holds(est, step, window)
+			return list[i], true
 		}
 	}
-	return false
+	return backoffEntry{}, false
 }
 
 // holds reports whether an attempt that did not apply at e still holds back

@@ -37,6 +37,27 @@ type Report struct {
 	// BackedOff: triggered, but the compactor was not called because a
 	// compaction of this conversation failed recently (see CompactionHook).
 	BackedOff bool
+	// StepGrowth is the median size, by the counter, of the agent steps in
+	// the conversation the compaction started from (at least a hundredth
+	// of ContextWindow), and RoomSteps the room the compaction left below
+	// the trigger in such steps: (Trigger - TokensAfter - Overhead) /
+	// StepGrowth. Both 0 unless a triggered compaction applied.
+	StepGrowth int
+	RoomSteps  float64
+	// Deeper: the compaction first left less than two steps of room, so
+	// the SummarizationCompactor went deeper at once (Deep): everything
+	// older than the verbatim floor was summarized, MinKeepSteps spared.
+	Deeper bool
+	// NoRoom: the compaction left less than two steps of room below the
+	// trigger and nothing deeper was allowed (or a prepared compaction
+	// left it so; the rest is prepared in the background). The hook does
+	// not compact this conversation again below the ceiling halfway from
+	// CompactAt to the window: such a compaction would buy as little.
+	NoRoom bool
+	// RoomHeld: triggered, but the conversation's last compaction bought
+	// too little room (NoRoom) and the call is below the ceiling, so it
+	// went out uncompacted.
+	RoomHeld bool
 	// Overflow: the coming model call is still estimated above
 	// ContextWindow after this compaction, because nothing compactable was
 	// left or compaction failed. The call goes out; the hook logs an error.

@@ -1,0 +1,212 @@
+package compaction
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks"
+)
+
+// Room: a compaction must buy room below the trigger. One that leaves the
+// coming call within a step or so of CompactAt is paid for again at the next
+// tool result: the fx demo compacted 7 times in 16 calls, each result 160 to
+// 800 tokens below a 2,800-token trigger while a step added 300 to 1,100
+// (issue 32 item 5). The room a compaction buys is measured in steps: the
+// tokens between the coming call and the trigger divided by the median
+// growth of the conversation's agent steps (Report.RoomSteps).
+//
+// A synchronous compaction that buys less than roomWanted steps goes deeper
+// at once: a deep compaction (Report.Deep) of its result, which summarizes
+// everything older than the verbatim floor (a fifth of the window) while
+// sparing MinKeepSteps. When that is not allowed (the compaction was deep
+// already, or the floor and the newest steps are all that is left) or still
+// buys too little, the Report says so (NoRoom) and the hook holds the
+// conversation's next triggered calls back below the ceiling (RoomHeld):
+// repeating the compaction would buy as little. From the ceiling on a call
+// is compacted as usual. A prepared compaction (PrepareAt) that buys too
+// little is not followed by a synchronous one, which would stall the call:
+// the rest is prepared in the background, and the held calls leave it time
+// to be written until the ceiling.
+
+// roomWanted is the room, in median steps, a compaction should leave below
+// the trigger: with less, the next step or the one after reaches it again.
+const roomWanted = 2
+
+// stepGrowth is the median size, by the hook's counter, of the agent steps
+// messages hold (an assistant reply that is no compactor's note, with the
+// tool results that follow it), and at least a hundredth of the window, the
+// least cycleOf assumes a call adds.
+func (h *CompactionHook) stepGrowth(ctx context.Context, messages []*schema.Message) (int, error) {
+	var sizes []int
+	for _, s := range stepSpans(messages) {
+		n, err := h.counter.Count(ctx, messages[s[0]:s[1]], nil)
+		if err != nil {
+			return 0, err
+		}
+		sizes = append(sizes, n)
+	}
+	return max(medianInt(sizes), h.window/100, 1), nil
+}
+
+// stepSpans returns the [start, end) of every agent step in messages: an
+// assistant message without a compaction marker and the tool messages
+// right after it.
+func stepSpans(messages []*schema.Message) [][2]int {
+	var out [][2]int
+	for i, m := range messages {
+		if m == nil || m.Role != schema.Assistant || HasMarkerKey(m) {
+			continue
+		}
+		j := i + 1
+		for j < len(messages) && messages[j] != nil && messages[j].Role == schema.Tool {
+			j++
+		}
+		out = append(out, [2]int{i, j})
+	}
+	return out
+}
+
+// medianInt is the median of vs (the mean of the middle two when their
+// number is even), 0 for none.
+func medianInt(vs []int) int {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(vs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// measureRoom sets r.StepGrowth from before (the conversation the
+// compaction started from) and r.RoomSteps from the call r leaves.
+func (h *CompactionHook) measureRoom(ctx context.Context, before []*schema.Message, r *Report) error {
+	g, err := h.stepGrowth(ctx, before)
+	if err != nil {
+		return err
+	}
+	r.StepGrowth = g
+	r.RoomSteps = h.roomSteps(r, g)
+	return nil
+}
+
+// roomSteps is the room below the trigger the call r leaves, in steps of
+// growth tokens.
+func (h *CompactionHook) roomSteps(r *Report, growth int) float64 {
+	trigger, _ := h.Thresholds()
+	return (trigger - float64(r.TokensAfter+r.Overhead)) / float64(growth)
+}
+
+// buyRoom judges the room a triggered compaction that applied bought (see
+// Room above), going deeper or reporting NoRoom. before is the conversation
+// the compaction started from.
+func (h *CompactionHook) buyRoom(ctx context.Context, state *hooks.State, before []*schema.Message, r *Report) error {
+	if !r.Compacted || !r.Triggered {
+		return nil
+	}
+	// A compaction of this conversation replaces what a hold was kept for.
+	h.noRoom.forget(before)
+	if err := h.measureRoom(ctx, before, r); err != nil {
+		return err
+	}
+	if r.RoomSteps >= roomWanted {
+		return nil
+	}
+	if err := h.goDeeper(ctx, state, r); err != nil {
+		return err
+	}
+	if r.RoomSteps >= roomWanted {
+		return nil
+	}
+	r.NoRoom = true
+	h.noRoom.hold(state.Messages, r.TokensAfter+r.Overhead, r.Step)
+	if h.log.Enabled(ctx, slog.LevelDebug) {
+		h.log.DebugContext(ctx, "compaction bought little room and nothing deeper is allowed; not compacting this conversation again below the ceiling",
+			"step", r.BeforeStep(), "tokens_after", r.TokensAfter, "room_steps", r.RoomSteps, "step_growth", r.StepGrowth,
+			"ceiling_tokens", h.ceiling())
+	}
+	return nil
+}
+
+// goDeeper follows a synchronous compaction that left r.RoomSteps below
+// roomWanted with a deep one of its result: everything older than the
+// verbatim floor is summarized, MinKeepSteps spared. It leaves r as it was
+// when the deep compaction applies nothing (not allowed, declined, failed,
+// or not smaller): the first compaction stands.
+func (h *CompactionHook) goDeeper(ctx context.Context, state *hooks.State, r *Report) error {
+	if r.Deep || r.Prepared || r.Shared || r.Fallback != "" || h.sharing != nil || h.depth == nil {
+		return nil
+	}
+	first := *r
+	r.Deep, r.keep, r.Compacted = true, h.verbatimFloor(), false
+	before := state.Messages
+	if err := h.compactNow(ctx, state, r); err != nil {
+		return err
+	}
+	if !r.Compacted || r.Unprofitable {
+		rounds, d := r.Rounds, r.Duration
+		*r = first
+		// Its summarizer calls were made all the same.
+		r.Rounds, r.Duration = rounds, d
+		return nil
+	}
+	r.Deeper = true
+	r.RoomSteps = h.roomSteps(r, r.StepGrowth)
+	h.log.DebugContext(ctx, "compaction went deeper to buy room", "step", r.BeforeStep(), "tokens_before", first.TokensAfter,
+		"tokens_after", r.TokensAfter, "room_steps", r.RoomSteps, "messages_before", len(before), "messages_after", len(state.Messages))
+	return nil
+}
+
+// roomHeld handles a triggered call below the ceiling whose conversation's
+// last compaction bought too little room (Report.NoRoom): the call goes out
+// uncompacted and the Report says so (RoomHeld). With PrepareAt, the
+// compaction the ceiling will apply is prepared meanwhile.
+func (h *CompactionHook) roomHeld(ctx context.Context, state *hooks.State, r *Report) bool {
+	if !h.noRoom.holdsUntilCeiling(state.Messages, r.Estimated, r.Step, h.ceiling()) {
+		return false
+	}
+	r.RoomHeld = true
+	if h.prepareAt > 0 {
+		r.Preparing = h.prepare(ctx, state, r.Estimated)
+	}
+	h.log.DebugContext(ctx, "compaction held: the last one bought too little room; waiting for the ceiling", "step", r.BeforeStep(),
+		"estimated_tokens", r.Estimated, "ceiling_tokens", h.ceiling())
+	if h.observer != nil {
+		h.observer.ObserveCompaction(ctx, *r)
+	}
+	return true
+}
+
+// holdsUntilCeiling reports whether a hold (hold) kept for the conversation
+// messages continues holds its call at estimate est and step step back: any
+// call below ceiling, of the same run (a step below the hold's is a later
+// run counting from 0 again).
+func (b *backoffs) holdsUntilCeiling(messages []*schema.Message, est, step int, ceiling float64) bool {
+	if float64(est) >= ceiling {
+		return false
+	}
+	e, ok := b.latest(messages)
+	return ok && step >= e.step
+}
+
+// hold keeps a hold for the conversation messages, left at estimate est by
+// the compaction at step step. The backoff's record keeps an entry for a
+// compaction that did not apply; that is the entry a hold needs.
+func (b *backoffs) hold(messages []*schema.Message, est, step int) {
+	if len(messages) == 0 {
+		return
+	}
+	b.record(messages, &Report{Estimated: est, Step: step})
+}
+
+// forget drops the hold kept for the conversation messages continues.
+func (b *backoffs) forget(messages []*schema.Message) {
+	if len(messages) == 0 {
+		return
+	}
+	b.record(messages, &Report{Compacted: true})
+}
