@@ -426,7 +426,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 		}
 		return r, nil
 	}
-	if !early && (h.backedOff(ctx, messages, &r) || h.deferred(ctx, state, &r) || h.roomHeld(ctx, state, &r)) {
+	if !early && (h.backedOff(ctx, messages, &r) || h.waits(ctx, state, &r)) {
 		return r, nil
 	}
 	stallStart := time.Now()
@@ -464,10 +464,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 		err = h.compactNow(ctx, state, &r)
 	}
 	if err == nil {
-		err = withCtxErr(ctx, h.buyRoom(ctx, state, messages, &r))
-	}
-	if err == nil {
-		h.fallBack(ctx, state, &r)
+		err = h.finish(ctx, state, messages, &r)
 	}
 	if h.prepareAt > 0 && err == nil && r.Compacted && !r.Preparing {
 		// A compaction that leaves the call at or above PrepareAt (what

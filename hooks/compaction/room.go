@@ -161,6 +161,25 @@ func (h *CompactionHook) goDeeper(ctx context.Context, state *hooks.State, r *Re
 	return nil
 }
 
+// waits reports whether a triggered call goes out uncompacted, below the
+// ceiling, because its prepared compaction is still being written
+// (deferred) or its conversation's last compaction bought too little room
+// (roomHeld).
+func (h *CompactionHook) waits(ctx context.Context, state *hooks.State, r *Report) bool {
+	return h.deferred(ctx, state, r) || h.roomHeld(ctx, state, r)
+}
+
+// finish follows a triggered call's compaction: it judges the room bought
+// (buyRoom), then runs the model-free fallback when the call is still
+// above the fallback line.
+func (h *CompactionHook) finish(ctx context.Context, state *hooks.State, before []*schema.Message, r *Report) error {
+	if err := h.buyRoom(ctx, state, before, r); err != nil {
+		return withCtxErr(ctx, err)
+	}
+	h.fallBack(ctx, state, r)
+	return nil
+}
+
 // roomHeld handles a triggered call below the ceiling whose conversation's
 // last compaction bought too little room (Report.NoRoom): the call goes out
 // uncompacted and the Report says so (RoomHeld). With PrepareAt, the
