@@ -37,7 +37,9 @@ func (r *reporter) compare(ctx context.Context, window int, compactAt float64) (
 	r.mu.Lock()
 	this := &bench.SimResult{Strategy: "this run", Requests: append([]bench.Request(nil), r.requests...)}
 	for _, c := range r.compactions {
-		this.Compactions = append(this.Compactions, bench.Compaction{Step: c.beforeStep - 1})
+		// After: the coming call as the hook estimated it, which is what
+		// the trigger is compared with.
+		this.Compactions = append(this.Compactions, bench.Compaction{Step: c.beforeStep - 1, After: c.tokAfter + c.overhead})
 	}
 	script, err := bench.ScriptOf(r.shadow, r.tools)
 	r.mu.Unlock()
@@ -94,6 +96,7 @@ func (c *comparison) write(w io.Writer, row func(k, format string, args ...any))
 	if failEino > 0 {
 		row("Eino's middleware", "call %d would have failed with a context-length error (~%d tokens against the %d-token window)", failEino, einoTokens, c.window)
 	}
+	c.writeRoom(row)
 	for _, p := range billPrices {
 		cfg := bench.BillConfig{Prices: p}
 		this, eino := bench.BillOf(c.this, cfg), bench.BillOf(c.eino, cfg)
@@ -145,4 +148,15 @@ func (e einoExtractive) Stream(ctx context.Context, input []*schema.Message, opt
 		return nil, err
 	}
 	return schema.StreamReaderFromArray([]*schema.Message{m}), nil
+}
+
+// writeRoom prints how often each run compacted and how much room below
+// the trigger its compactions bought, in steps of the run's median growth
+// had nothing been compacted (bench.RoomOf).
+func (c *comparison) writeRoom(row func(k, format string, args ...any)) {
+	trigger := int(float64(c.window) * c.none.Config.CompactAt)
+	growth := bench.StepGrowth(c.none)
+	this, eino := bench.RoomOf(c.this, trigger, growth), bench.RoomOf(c.eino, trigger, growth)
+	row("room bought", "this run %.0f compactions per 100 calls, median %.1f steps below the trigger (least %.1f); Eino's middleware %.0f per 100 calls, median %.1f (least %.1f); a step: ~%.0f tokens, the median growth without compaction",
+		this.PerHundredCalls, this.MedianSteps, this.MinSteps, eino.PerHundredCalls, eino.MedianSteps, eino.MinSteps, growth)
 }

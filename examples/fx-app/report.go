@@ -63,6 +63,12 @@ type compactionStat struct {
 	sumPrompt, sumCompletion int // the summarizer's reported usage
 	sumCached                int // of sumPrompt, what the provider reported read from its cache
 	ids                      compaction.IdentifierStats
+	// room is the room bought below the trigger, in steps of growth
+	// tokens (Report.RoomSteps, StepGrowth); deeper and noRoom are
+	// Report.Deeper and Report.NoRoom.
+	room           float64
+	growth         int
+	deeper, noRoom bool
 }
 
 type reporterKey struct{}
@@ -178,6 +184,9 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 		case rep.Deferred:
 			r.printf("  - compaction before step %d deferred: call ~%d ≥ trigger %.0f went out uncompacted, below the ceiling, while the prepared compaction is still being written\n",
 				step, rep.Estimated, rep.Trigger)
+		case rep.RoomHeld:
+			r.printf("  - compaction before step %d held: call ~%d ≥ trigger %.0f went out uncompacted, below the ceiling: the last compaction bought less than two steps of room\n",
+				step, rep.Estimated, rep.Trigger)
 		case rep.BackedOff:
 			r.printf("  - compaction before step %d backed off: call ~%d ≥ trigger %.0f went out uncompacted after a recent failure\n", step, rep.Estimated, rep.Trigger)
 		default:
@@ -187,7 +196,8 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	}
 	c := compactionStat{beforeStep: step, msgsBefore: rep.MessagesBefore, msgsAfter: rep.MessagesAfter,
 		tokBefore: rep.TokensBefore, tokAfter: rep.TokensAfter, tgt: rep.Target, rounds: len(rep.Rounds), stall: rep.Stall, prepared: rep.Prepared,
-		est: rep.Estimated, overhead: rep.Overhead, trigger: rep.Trigger, shared: rep.Shared}
+		est: rep.Estimated, overhead: rep.Overhead, trigger: rep.Trigger, shared: rep.Shared,
+		room: rep.RoomSteps, growth: rep.StepGrowth, deeper: rep.Deeper, noRoom: rep.NoRoom}
 	// By content, not pointer: a compaction applied from the store holds
 	// decoded copies of the messages it kept.
 	c.replaced = compaction.ReplacedMessages(before, msgs)
@@ -229,9 +239,9 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	if c.ids.Found > 0 {
 		ids = fmt.Sprintf(", identifiers kept %d/%d", c.ids.Survived+c.ids.Appended, c.ids.Found)
 	}
-	r.printf("  ↳ compaction #%d before step %d: %s; %d messages replaced (%d → %d); call ~%d ≥ trigger %.0f: messages %d + overhead %d; messages %d → %d, target %d = %d − overhead %d; summarizer %s%s; waited %s\n",
+	r.printf("  ↳ compaction #%d before step %d: %s; %d messages replaced (%d → %d); call ~%d ≥ trigger %.0f: messages %d + overhead %d; messages %d → %d, target %d = %d − overhead %d; summarizer %s%s; waited %s; %s\n",
 		len(r.compactions), c.beforeStep, c.tiers, c.replaced, c.msgsBefore, c.msgsAfter, c.est, c.trigger, c.tokBefore, c.overhead,
-		c.tokBefore, c.tokAfter, c.tgt, c.tgt+c.overhead, c.overhead, ms(c.latency), ids, waited(c))
+		c.tokBefore, c.tokAfter, c.tgt, c.tgt+c.overhead, c.overhead, ms(c.latency), ids, waited(c), roomText(c))
 }
 
 // summary writes the closing table. It is printed even with --quiet.
@@ -469,4 +479,19 @@ func origin(c compactionStat) string {
 		return "prepared"
 	}
 	return ""
+}
+
+// roomText says how much room below the trigger a compaction bought, in
+// steps of the run's median step, and what the hook did about too little.
+func roomText(c compactionStat) string {
+	s := fmt.Sprintf("room %.1f steps of ~%d below the trigger", c.room, c.growth)
+	switch {
+	case c.deeper:
+		s += " (went deeper: the first result left less than two)"
+	case c.noRoom && c.prepared:
+		s += " (less than two: the rest is prepared in the background and applied from the ceiling on)"
+	case c.noRoom:
+		s += " (less than two and nothing deeper allowed: not compacted again below the ceiling)"
+	}
+	return s
 }

@@ -9,7 +9,7 @@
 //
 // Instruments (all prefixed "einocompact."):
 //
-//	compactions          counter    triggered compactions; attribute outcome = compacted | declined | failed | backed_off | deferred | unprofitable | fallback
+//	compactions          counter    triggered compactions; attribute outcome = compacted | declined | failed | backed_off | held | deferred | unprofitable | fallback
 //	                                 (deferred: a prepared compaction was still being written, see HookConfig.PrepareAt)
 //	                                 (unprofitable: HookConfig.Prices found the result costs more than it saves; not applied)
 //	                                 (fallback: the compaction left the call near the window and a model-free one ran, see Report.Fallback)
@@ -19,7 +19,7 @@
 //	summarizer.rounds    counter    summarizer rounds; attributes tier, ok, shape = transcript | cache_aligned
 //	summarizer.latency   histogram  seconds per summarizer round; attribute tier
 //	summarizer.tokens    counter    summarizer tokens; attribute direction = input | output | cached_input (cached: the part of input the provider reported read from its cache)
-//	compaction.duration  histogram  seconds spent in the compactor per compaction (not for backed_off or deferred calls, which ran none)
+//	compaction.duration  histogram  seconds spent in the compactor per compaction (not for backed_off, held or deferred calls, which ran none)
 package compactotel
 
 import (
@@ -73,6 +73,10 @@ func (o *Observer) ObserveCompaction(ctx context.Context, r compaction.Report) {
 		outcome = "deferred"
 	case r.BackedOff:
 		outcome = "backed_off"
+	case r.RoomHeld:
+		// The last compaction bought too little room: not repeated
+		// below the ceiling.
+		outcome = "held"
 	case r.Unprofitable:
 		outcome = "unprofitable"
 	case r.Fallback != "":
@@ -91,7 +95,7 @@ func (o *Observer) ObserveCompaction(ctx context.Context, r compaction.Report) {
 		attrs = append(attrs, attribute.Bool("shared", true))
 	}
 	o.compactions.Add(ctx, 1, metric.WithAttributes(attrs...))
-	if r.Deferred || r.BackedOff {
+	if r.Deferred || r.BackedOff || r.RoomHeld {
 		// No compactor ran for this call: a zero duration would only
 		// drag the histogram down.
 		return

@@ -164,7 +164,8 @@ func spreadLabels(lines []hline) {
 // a square for a prepared one, a triangle for a deferred call, a cross for
 // a failure, a crossed box for a failure the model-free fallback made up
 // for, a slashed circle for a result not applied because it would not pay,
-// a ring for a backed-off call and a diamond for a declined one, so kinds
+// a ring for a backed-off call, a smaller one for a call held for room
+// (Report.RoomHeld) and a diamond for a declined one, so kinds
 // differ by more than color.
 func shape(kind string, x, y float64) string {
 	r := markerR
@@ -183,6 +184,8 @@ func shape(kind string, x, y float64) string {
 		return "M" + f(x) + " " + f(y-r) + "L" + f(x+r) + " " + f(y+r) + "L" + f(x-r) + " " + f(y+r) + "Z"
 	case KindBackedOff:
 		return circle(r - 1)
+	case KindHeld:
+		return circle(r - 2)
 	case KindFailed:
 		return cross
 	case KindFallback:

@@ -62,7 +62,7 @@ func markerKinds(page string) []string {
 
 func TestEveryOutcomeHasItsOwnMarker(t *testing.T) {
 	t.Parallel()
-	all := []string{KindSynchronous, KindPrepared, KindDeferred, KindFailed, KindDeclined, KindBackedOff, KindFallback, KindUnprofitable}
+	all := []string{KindSynchronous, KindPrepared, KindDeferred, KindFailed, KindDeclined, KindBackedOff, KindHeld, KindFallback, KindUnprofitable}
 	if got := slices.Sorted(slices.Values(kinds)); !reflect.DeepEqual(got, slices.Sorted(slices.Values(all))) {
 		t.Fatalf("the legend lists %v, want every outcome %v", kinds, all)
 	}

@@ -51,7 +51,7 @@ func styleHash() string {
 }
 
 // kinds in the order the legend lists them.
-var kinds = []string{KindSynchronous, KindPrepared, KindDeferred, KindFallback, KindFailed, KindUnprofitable, KindDeclined, KindBackedOff}
+var kinds = []string{KindSynchronous, KindPrepared, KindDeferred, KindFallback, KindFailed, KindUnprofitable, KindDeclined, KindBackedOff, KindHeld}
 
 // head is what the template's head needs.
 type head struct {

@@ -14,6 +14,9 @@ const (
 	KindFailed      = "failed"      // the compactor or its result failed
 	KindDeclined    = "declined"    // the compactor found nothing to compact
 	KindBackedOff   = "backed-off"  // not tried: a recent compaction of this conversation failed
+	// KindHeld: not tried below the ceiling: the conversation's last
+	// compaction bought less than two steps of room (Report.RoomHeld).
+	KindHeld = "held"
 	// KindFallback: the compaction (failed, declined or too small) left
 	// the call estimated above the window less the hook's FallbackMargin,
 	// so its model-free fallback compacted (Report.Fallback).
@@ -110,6 +113,8 @@ func kindOf(rep compaction.Report, err error) string {
 		return KindDeferred
 	case rep.BackedOff:
 		return KindBackedOff
+	case rep.RoomHeld:
+		return KindHeld
 	case rep.Compacted && rep.Prepared:
 		return KindPrepared
 	case rep.Compacted:
