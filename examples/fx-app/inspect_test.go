@@ -10,7 +10,9 @@ import (
 )
 
 // --html writes the inspector's page of the run, with one chart marker and
-// one row per compaction the demo printed, and says where it is.
+// one row per triggered call the demo printed (each compaction, and each
+// call held because the last compaction bought too little room), and says
+// where it is.
 func TestDemoWritesInspectorPage(t *testing.T) {
 	t.Parallel()
 	page := filepath.Join(t.TempDir(), "demo.html")
@@ -30,11 +32,15 @@ func TestDemoWritesInspectorPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := string(b)
-	if n := strings.Count(html, `<a class="marker `); n != printed {
-		t.Errorf("%d markers on the chart, the demo printed %d compactions", n, printed)
+	held := strings.Count(stdout.String(), " held: call ~")
+	if n := strings.Count(html, `<a class="marker `); n != printed+held {
+		t.Errorf("%d markers on the chart, the demo printed %d compactions and %d held calls", n, printed, held)
 	}
-	if n := strings.Count(html, `<details class="row `); n != printed {
-		t.Errorf("%d rows, the demo printed %d compactions", n, printed)
+	if n := strings.Count(html, `<details class="row `); n != printed+held {
+		t.Errorf("%d rows, the demo printed %d compactions and %d held calls", n, printed, held)
+	}
+	if n := strings.Count(html, `<a class="marker k-held"`); n != held {
+		t.Errorf("%d held markers on the chart, the demo printed %d held calls", n, held)
 	}
 	if !strings.Contains(html, `<div class="msgs">`) {
 		t.Error("the page shows no replaced message: --html should capture the run's text")

@@ -239,9 +239,9 @@ func (r *reporter) afterCompaction(msgs []*schema.Message) {
 	if c.ids.Found > 0 {
 		ids = fmt.Sprintf(", identifiers kept %d/%d", c.ids.Survived+c.ids.Appended, c.ids.Found)
 	}
-	r.printf("  ↳ compaction #%d before step %d: %s; %d messages replaced (%d → %d); call ~%d ≥ trigger %.0f: messages %d + overhead %d; messages %d → %d, target %d = %d − overhead %d; summarizer %s%s; waited %s; %s\n",
+	r.printf("  ↳ compaction #%d before step %d: %s; %d messages replaced (%d → %d); call ~%d ≥ trigger %.0f: messages %d + overhead %d; messages %d → %d, target %d = %d − overhead %d; summarizer %s%s; %s; waited %s\n",
 		len(r.compactions), c.beforeStep, c.tiers, c.replaced, c.msgsBefore, c.msgsAfter, c.est, c.trigger, c.tokBefore, c.overhead,
-		c.tokBefore, c.tokAfter, c.tgt, c.tgt+c.overhead, c.overhead, ms(c.latency), ids, waited(c), roomText(c))
+		c.tokBefore, c.tokAfter, c.tgt, c.tgt+c.overhead, c.overhead, ms(c.latency), ids, roomText(c), waited(c))
 }
 
 // summary writes the closing table. It is printed even with --quiet.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 
@@ -190,7 +191,7 @@ func (h *CompactionHook) roomHeld(ctx context.Context, state *hooks.State, r *Re
 	}
 	r.RoomHeld = true
 	if h.prepareAt > 0 {
-		r.Preparing = h.prepare(ctx, state, r.Estimated)
+		r.Preparing = h.prepareForCeiling(ctx, state, r.Estimated)
 	}
 	h.log.DebugContext(ctx, "compaction held: the last one bought too little room; waiting for the ceiling", "step", r.BeforeStep(),
 		"estimated_tokens", r.Estimated, "ceiling_tokens", h.ceiling())
@@ -198,6 +199,24 @@ func (h *CompactionHook) roomHeld(ctx context.Context, state *hooks.State, r *Re
 		h.observer.ObserveCompaction(ctx, *r)
 	}
 	return true
+}
+
+// prepareForCeiling prepares, for a held call estimated at est, the
+// compaction the ceiling will apply. A finished one prepared from an older
+// snapshot (right after the compaction that bought too little room) would
+// keep everything appended since verbatim and land near the trigger
+// again: in the fx demo it left the call 0.1 steps above it. Once the
+// next step is expected to reach the ceiling, such a job, roomWanted steps
+// or more behind, gives way to one of the conversation as it stands.
+func (h *CompactionHook) prepareForCeiling(ctx context.Context, state *hooks.State, est int) bool {
+	g, err := h.stepGrowth(ctx, state.Messages)
+	if err == nil && float64(est+g) >= h.ceiling() {
+		j, _ := h.jobs.find(state.Messages, false, time.Now())
+		if j != nil && isDone(j) && len(stepSpans(state.Messages[len(j.snapshot):])) >= roomWanted && h.jobs.remove(j) {
+			h.drop(ctx, j, "a newer snapshot is prepared for the ceiling")
+		}
+	}
+	return h.prepare(ctx, state, est)
 }
 
 // holdsUntilCeiling reports whether a hold (hold) kept for the conversation
