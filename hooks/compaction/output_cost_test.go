@@ -66,7 +66,10 @@ func TestReasoningSummarizerGetsDeeperCompactions(t *testing.T) {
 			if err != nil || !first.Compacted {
 				t.Fatalf("first compaction: compacted %v, err %v", first.Compacted, err)
 			}
-			if first.Deep {
+			// Once its round is seen, a compaction that bought less than two
+			// steps may go deeper (Deeper, issue 32 item 5); its first
+			// round is priced on the prior.
+			if first.Deep && !first.Deeper {
 				t.Fatalf("the first compaction went deep before any round was seen; the prior is the summary alone")
 			}
 			second, err := h.Decide(context.Background(), &hooks.State{Messages: reasoningConversation()})

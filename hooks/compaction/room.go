@@ -95,6 +95,20 @@ func (h *CompactionHook) measureRoom(ctx context.Context, before []*schema.Messa
 	return nil
 }
 
+// wrote reports whether after holds a message that is not in before: what
+// the compactor wrote (a summary, a note). A hold is kept for the compacted
+// conversation by its content (see backoffs), and one made only of the
+// caller's messages, such as the system prompt and the request alone, can
+// begin other conversations too: a hold for it would hold them back.
+// By content, as holds are matched.
+func wrote(before, after []*schema.Message) bool {
+	old := make(map[Digest]bool, len(before))
+	for _, m := range before {
+		old[MessageDigest(m)] = true
+	}
+	return slices.ContainsFunc(after, func(m *schema.Message) bool { return !old[MessageDigest(m)] })
+}
+
 // roomSteps is the room below the trigger the call r leaves, in steps of
 // growth tokens.
 func (h *CompactionHook) roomSteps(r *Report, growth int) float64 {
@@ -117,14 +131,16 @@ func (h *CompactionHook) buyRoom(ctx context.Context, state *hooks.State, before
 	if r.RoomSteps >= roomWanted {
 		return nil
 	}
-	if err := h.goDeeper(ctx, state, r); err != nil {
+	if err := h.goDeeper(ctx, state, before, r); err != nil {
 		return err
 	}
 	if r.RoomSteps >= roomWanted {
 		return nil
 	}
 	r.NoRoom = true
-	h.noRoom.hold(state.Messages, r.TokensAfter+r.Overhead, r.Step)
+	if wrote(before, state.Messages) {
+		h.noRoom.hold(state.Messages, r.TokensAfter+r.Overhead, r.Step)
+	}
 	if h.log.Enabled(ctx, slog.LevelDebug) {
 		h.log.DebugContext(ctx, "compaction bought little room and nothing deeper is allowed; not compacting this conversation again below the ceiling",
 			"step", r.BeforeStep(), "tokens_after", r.TokensAfter, "room_steps", r.RoomSteps, "step_growth", r.StepGrowth,
@@ -138,13 +154,21 @@ func (h *CompactionHook) buyRoom(ctx context.Context, state *hooks.State, before
 // verbatim floor is summarized, MinKeepSteps spared. It leaves r as it was
 // when the deep compaction applies nothing (not allowed, declined, failed,
 // or not smaller): the first compaction stands.
-func (h *CompactionHook) goDeeper(ctx context.Context, state *hooks.State, r *Report) error {
-	if r.Deep || r.Prepared || r.Shared || r.Fallback != "" || h.sharing != nil || h.depth == nil {
+func (h *CompactionHook) goDeeper(ctx context.Context, state *hooks.State, before []*schema.Message, r *Report) error {
+	if r.Deep || r.Prepared || r.Shared || r.Fallback != "" || h.sharing != nil {
 		return nil
 	}
+	// The prices chose the usual depth assuming it reaches its target;
+	// weigh the deep compaction against the call it did leave. Under
+	// AimAtCompactTo, or where the deep one costs more per call, nothing
+	// deeper is allowed.
+	keep, err := h.billKeep(ctx, before, r.Estimated, r.Overhead, r.TokensAfter+r.Overhead, h.verbatimFloor())
+	if err != nil || keep < 0 {
+		return err
+	}
 	first := *r
-	r.Deep, r.keep, r.Compacted = true, h.verbatimFloor(), false
-	before := state.Messages
+	r.Deep, r.keep, r.Compacted = true, keep, false
+	shallow := state.Messages
 	if err := h.compactNow(ctx, state, r); err != nil {
 		return err
 	}
@@ -158,7 +182,7 @@ func (h *CompactionHook) goDeeper(ctx context.Context, state *hooks.State, r *Re
 	r.Deeper = true
 	r.RoomSteps = h.roomSteps(r, r.StepGrowth)
 	h.log.DebugContext(ctx, "compaction went deeper to buy room", "step", r.BeforeStep(), "tokens_before", first.TokensAfter,
-		"tokens_after", r.TokensAfter, "room_steps", r.RoomSteps, "messages_before", len(before), "messages_after", len(state.Messages))
+		"tokens_after", r.TokensAfter, "room_steps", r.RoomSteps, "messages_before", len(shallow), "messages_after", len(state.Messages))
 	return nil
 }
 
