@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"time"
@@ -169,15 +170,12 @@ func (h *CompactionHook) goDeeper(ctx context.Context, state *hooks.State, befor
 	first := *r
 	r.Deep, r.keep, r.Compacted = true, keep, false
 	shallow := state.Messages
-	if err := h.compactNow(ctx, state, r); err != nil {
-		return err
-	}
-	if !r.Compacted || r.Unprofitable {
+	if err := h.compactNow(ctx, state, r); err != nil || !r.Compacted || r.Unprofitable {
 		rounds, d := r.Rounds, r.Duration
 		*r = first
 		// Its summarizer calls were made all the same.
 		r.Rounds, r.Duration = rounds, d
-		return nil
+		return err
 	}
 	r.Deeper = true
 	r.RoomSteps = h.roomSteps(r, r.StepGrowth)
@@ -197,9 +195,15 @@ func (h *CompactionHook) waits(ctx context.Context, state *hooks.State, r *Repor
 // finish follows a triggered call's compaction: it judges the room bought
 // (buyRoom), then runs the model-free fallback when the call is still
 // above the fallback line.
+// The room is judged as part of the compaction: when that fails (a
+// counter's error, the run's ctx ending during the deeper compaction), the
+// compaction fails as a whole, and State is put back as the hook found it
+// (before its messages, r.ProviderTokens its ContextTokens).
 func (h *CompactionHook) finish(ctx context.Context, state *hooks.State, before []*schema.Message, r *Report) error {
 	if err := h.buyRoom(ctx, state, before, r); err != nil {
-		return withCtxErr(ctx, err)
+		state.Messages, state.ContextTokens = before, r.ProviderTokens
+		r.Compacted, r.Deeper, r.NoRoom, r.MessagesAfter, r.TokensAfter = false, false, false, len(before), r.TokensBefore
+		return withCtxErr(ctx, fmt.Errorf("compaction: judging the room it bought: %w", err))
 	}
 	h.fallBack(ctx, state, r)
 	return nil
@@ -233,6 +237,11 @@ func (h *CompactionHook) roomHeld(ctx context.Context, state *hooks.State, r *Re
 // next step is expected to reach the ceiling, such a job, roomWanted steps
 // or more behind, gives way to one of the conversation as it stands.
 func (h *CompactionHook) prepareForCeiling(ctx context.Context, state *hooks.State, est int) bool {
+	// With a Store the replaced job's result stays shared under the same
+	// conversation, and the new job would take it from there.
+	if h.sharing != nil {
+		return h.prepare(ctx, state, est)
+	}
 	g, err := h.stepGrowth(ctx, state.Messages)
 	if err == nil && float64(est+g) >= h.ceiling() {
 		j, _ := h.jobs.find(state.Messages, false, time.Now())
