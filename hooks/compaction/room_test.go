@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -142,7 +143,7 @@ func TestCompactionGoesDeeperToBuyRoom(t *testing.T) {
 				t.Errorf("pairing faults: %v", faults)
 			}
 			for i := range msgs {
-				if !sameMessage(msgs[i], before[i]) {
+				if !reflect.DeepEqual(msgs[i], before[i]) {
 					t.Fatalf("message %d of the caller was changed", i)
 				}
 			}
