@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"io"
 	"time"
@@ -86,6 +87,10 @@ type BillConfig struct {
 	// last use: a request sent longer after (Request.At) reads nothing of
 	// it. 0: the cache never expires.
 	CacheTTL time.Duration
+	// RecallSearch, for a run with SimConfig.Archive, has each recall call
+	// pass a search that returns only the messages the agent needs (the
+	// least a recall can return) instead of the whole archived entry.
+	RecallSearch bool
 }
 
 // Bill is what a run cost.
@@ -103,6 +108,10 @@ type Bill struct {
 	// Forgotten counts the recalls whose fact was not held; ExtraCalls the
 	// calls they cost.
 	Forgotten, ExtraCalls int
+	// Recalled counts the forgotten facts brought back by the recall tool
+	// (SimConfig.Archive), RecallCalls the calls to it (part of
+	// ExtraCalls) and RecallTokens the tokens of what they returned.
+	Recalled, RecallCalls, RecallTokens int
 }
 
 // BillOf prices every request of res, in the order they were sent, through
@@ -132,6 +141,13 @@ func BillOf(res *SimResult, cfg BillConfig) Bill {
 	if cfg.Rule != nil {
 		for _, rc := range cfg.Recalls {
 			recalls[rc.Step] = append(recalls[rc.Step], rc)
+		}
+	}
+	var recall *recaller
+	if cfg.Rule != nil {
+		var err error
+		if recall, err = newRecaller(res.archive, cfg.RecallSearch); err != nil {
+			panic(fmt.Sprintf("bench: the recall tool over the run's archive: %v", err))
 		}
 	}
 	var b Bill
@@ -167,8 +183,14 @@ func BillOf(res *SimResult, cfg BillConfig) Bill {
 		for _, rc := range recalls[req.Step] {
 			rec := cfg.Rule.recover(rc, req.Messages, req.Tools, bl.output)
 			if rec.Calls > 0 {
+				rec = recall.instead(rec, req, bl.output)
 				b.Forgotten++
 				b.ExtraCalls += rec.Calls
+			}
+			if rec.Archived {
+				b.Recalled++
+				b.RecallCalls += rec.Calls
+				b.RecallTokens += rec.ResultTokens
 			}
 			for _, extra := range rec.Extra {
 				xb, xl := bl.blocks(extra)
@@ -192,7 +214,7 @@ func BillOf(res *SimResult, cfg BillConfig) Bill {
 // them: a run's requests hold every message it sent, so a caller that has
 // made every bill it needs frees them this way. BillOf then bills nothing.
 func (res *SimResult) ReleaseRequests() {
-	res.Requests, res.blocks = nil, nil
+	res.Requests, res.blocks, res.archive = nil, nil, nil
 }
 
 // blocker turns requests into cache blocks, remembering each message's

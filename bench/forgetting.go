@@ -119,8 +119,13 @@ var ForgetRules = []ForgetRule{DefaultForgetRule, ForgetRuleReread, ForgetRuleSe
 // output that wrote its tool call.
 type Recovery struct {
 	Recall Recall
-	Calls  int // 0, 1 or 2
+	Calls  int // 0, 1 or 2; with an archive, the recall calls
 	Extra  []Request
+	// Archived says the fact came back through the recall tool (the
+	// recall model of SimConfig.Archive); ResultTokens are then the
+	// tokens of the recall results.
+	Archived     bool
+	ResultTokens int
 }
 
 // recallResultBytes is the size of a search's result: a few matching lines.

@@ -89,6 +89,11 @@ type SimConfig struct {
 	// Summarizer, when set, writes the summaries' text in place of the
 	// Summarizer's generated one (Summarizer.Model).
 	Summarizer model.BaseChatModel
+	// Archive gives einocompact's hooks an archive (HookConfig.Archive, in
+	// memory) and adds the recall tool's schema to the tools every request
+	// sends; BillOf then prices a forgotten fact that was archived as
+	// recall calls (see Bill.Recalled). Eino's strategies are unaffected.
+	Archive bool
 }
 
 // StepRecord is one model call as a strategy made it.
@@ -156,6 +161,9 @@ type SimResult struct {
 	Requests []Request
 
 	blocks *blocker // the Requests' cache blocks, made by the first BillOf
+	// archive is what the run's hook archived (SimConfig.Archive); nil
+	// without one.
+	archive *simArchive
 }
 
 // Request is one model request of a simulated run, as sent.
@@ -277,6 +285,18 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 		}
 	}
 	take, takeBg := takeFrom(byOrigin), takeFrom(bgByOrigin)
+	var arch compaction.Archive
+	var kept *simArchive
+	if cfg.Archive && isHookStrategy(name) {
+		a, err := newSimArchive()
+		if err != nil {
+			return nil, err
+		}
+		arch, kept = a, a
+		if tools, err = withRecallTool(ctx, tools, a); err != nil {
+			return nil, err
+		}
+	}
 	var gate *simGate
 	if name == StrategyPrepared || name == StrategyPreparedAligned {
 		gate = newSimGate(func(origin int) time.Duration {
@@ -289,12 +309,12 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 			return d
 		})
 	}
-	strat, err := newSimStrategy(ctx, name, cfg, summarizer, counter, tools, gate)
+	strat, err := newSimStrategy(ctx, name, cfg, summarizer, counter, tools, gate, arch)
 	if err != nil {
 		return nil, err
 	}
 
-	res := &SimResult{Strategy: name, Config: cfg}
+	res := &SimResult{Strategy: name, Config: cfg, archive: kept}
 	mains := make([]Request, 0, len(script))
 	msgs := []*schema.Message{system}
 	contextTokens := 0
@@ -513,7 +533,7 @@ func compactionOf(ctx context.Context, counter compaction.TokenCounter, step int
 	return c, err
 }
 
-func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer *Summarizer, counter *compaction.ApproximateTokenCounter, tools []*schema.ToolInfo, gate *simGate) (simStrategy, error) {
+func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer *Summarizer, counter *compaction.ApproximateTokenCounter, tools []*schema.ToolInfo, gate *simGate, arch compaction.Archive) (simStrategy, error) {
 	switch name {
 	case StrategyEinocompact, StrategyPrepared, StrategyAligned, StrategyPreparedAligned:
 		aligned := name == StrategyAligned || name == StrategyPreparedAligned
@@ -530,7 +550,7 @@ func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer 
 		}
 		h, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
 			Compactor: comp, ContextWindow: cfg.Window, CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo, PrepareAt: prepareAt,
-			TokenCounter: counter, Logger: discardLogger, OnPrepared: onPrepared, Prices: cfg.Prices,
+			TokenCounter: counter, Logger: discardLogger, OnPrepared: onPrepared, Prices: cfg.Prices, Archive: arch,
 		})
 		if err != nil {
 			return nil, err
@@ -576,7 +596,7 @@ func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer 
 		}
 		h, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
 			Compactor: pipe, ContextWindow: cfg.Window, CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo,
-			TokenCounter: counter, Logger: discardLogger, Prices: cfg.Prices,
+			TokenCounter: counter, Logger: discardLogger, Prices: cfg.Prices, Archive: arch,
 		})
 		if err != nil {
 			return nil, err
@@ -590,7 +610,7 @@ func newSimStrategy(ctx context.Context, name string, cfg SimConfig, summarizer 
 		}
 		h, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{
 			Compactor: c, ContextWindow: cfg.Window, CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo,
-			TokenCounter: counter, Logger: discardLogger, Prices: cfg.Prices,
+			TokenCounter: counter, Logger: discardLogger, Prices: cfg.Prices, Archive: arch,
 		})
 		if err != nil {
 			return nil, err

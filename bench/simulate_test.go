@@ -75,7 +75,7 @@ func TestSimulateNoOrphans(t *testing.T) {
 	cfg := SimConfig{Shape: ShapeFewHuge, Steps: 120, Window: 8000, Seed: 4, CompactAt: 0.7, CompactTo: 0.4}
 	system, script := Trajectory(cfg.Shape, cfg.Steps, cfg.Window, cfg.Seed)
 	summarizer := &Summarizer{}
-	strat, err := newSimStrategy(ctx, StrategyEinocompact, cfg, summarizer, compaction.DefaultCounter(), Tools(), nil)
+	strat, err := newSimStrategy(ctx, StrategyEinocompact, cfg, summarizer, compaction.DefaultCounter(), Tools(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,6 +65,12 @@ func runSimulation(steps, window int, prepareAt float64, docs string, stdout io.
 	}
 	ttl := ttlReport(ttlRuns, ttlCosts, steps, window)
 	fmt.Fprintln(stdout, ttl)
+	archived, err := runArchiveBills(ctx, steps, window)
+	if err != nil {
+		return err
+	}
+	archive := archiveReport(archived, steps, window)
+	fmt.Fprintln(stdout, archive)
 	report := simReport(all, steps, window, docs != "")
 	fmt.Fprintln(stdout, report)
 	room := roomReport(all, window)
@@ -79,6 +85,9 @@ func runSimulation(steps, window int, prepareAt float64, docs string, stdout io.
 		return err
 	}
 	if err := updateDoc(docPath(docs), blockRoom, "Measured on "+machine()+".\n\n"+room); err != nil {
+		return err
+	}
+	if err := updateDoc(docPath(docs), blockArchive, "Measured on "+machine()+".\n\n"+archive); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(docs, plotFile), []byte(plotSVG(all, window)), 0o644); err != nil {
