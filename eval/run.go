@@ -35,6 +35,10 @@ type Config struct {
 	// Unset, Run calls the Compactor with the CompactTo target itself, as
 	// the reference's hook does.
 	Hook bool
+	// Archive, with Hook, is the hook's HookConfig.Archive; Run then
+	// probes every planted fact of a replaced message with the recall tool
+	// (Result.Recall).
+	Archive compaction.Archive
 	// Rounds, when set, returns the totals of the summarizer rounds the
 	// compactor has run so far (a RoundCounter's Totals), for the report; Run
 	// takes differences, so one counter may serve a whole corpus.
@@ -83,6 +87,9 @@ type Result struct {
 	// smaller (compaction.ErrSummaryNotSmaller): the compactor plans around
 	// them and goes on, unless RaiseOnFailure is set.
 	RefusedRounds int
+
+	// Recall is what the recall probes found (Config.Archive).
+	Recall RecallStats
 }
 
 // Run replays each trajectory step by step: after every step, when the
@@ -108,6 +115,9 @@ func Run(ctx context.Context, cfg Config, corpus []Trajectory) ([]Result, error)
 		return nil, fmt.Errorf("eval: need ContextWindow >= 1 and 0 < CompactTo < CompactAt <= 1, got %d, %g, %g",
 			cfg.ContextWindow, cfg.CompactTo, cfg.CompactAt)
 	}
+	if cfg.Archive != nil && !cfg.Hook {
+		return nil, errors.New("eval: Config.Archive needs Config.Hook: the hook archives what it removes")
+	}
 	out := make([]Result, 0, len(corpus))
 	for _, t := range corpus {
 		r, err := runOne(ctx, cfg, t)
@@ -127,7 +137,7 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 	var hook *compaction.CompactionHook
 	if cfg.Hook {
 		h, err := compaction.NewCompactionHook(ctx, &compaction.HookConfig{Compactor: cfg.Compactor, ContextWindow: cfg.ContextWindow,
-			CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo, TokenCounter: cfg.Counter, DisableFallback: true,
+			CompactAt: cfg.CompactAt, CompactTo: cfg.CompactTo, TokenCounter: cfg.Counter, DisableFallback: true, Archive: cfg.Archive,
 			Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			return res, err
@@ -201,6 +211,11 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 			res.FactsSurvived++
 		}
 		res.ByKind[f.Kind] = k
+	}
+	if cfg.Archive != nil {
+		if err := probeRecall(ctx, cfg, t, conv, isReplaced, final, &res); err != nil {
+			return res, err
+		}
 	}
 	// Tool-call ids are not identifiers worth keeping (the ledger leaves
 	// them out), so they count neither as found nor as kept.

@@ -37,6 +37,10 @@ func Total(results []Result) Result {
 		tot.Rounds += r.Rounds
 		tot.FailedRounds += r.FailedRounds
 		tot.RefusedRounds += r.RefusedRounds
+		tot.Recall.Probes += r.Recall.Probes
+		tot.Recall.FromSummary += r.Recall.FromSummary
+		tot.Recall.Read.add(r.Recall.Read)
+		tot.Recall.Search.add(r.Recall.Search)
 		for k, v := range r.ByKind {
 			c := tot.ByKind[k]
 			tot.ByKind[k] = [2]int{c[0] + v[0], c[1] + v[1]}
