@@ -94,16 +94,39 @@ func isHookStrategy(name string) bool {
 	return false
 }
 
-// withRecallTool is tools followed by the recall tool's schema, which an
-// agent whose hook has an archive offers its model with every request.
-func withRecallTool(ctx context.Context, tools []*schema.ToolInfo, a compaction.Archive) ([]*schema.ToolInfo, error) {
+// runTools are the tool schemas a run of one strategy sends with every
+// request and the archive its hook gets.
+type runTools struct {
+	tools   []*schema.ToolInfo
+	archive compaction.Archive // HookConfig.Archive; nil: none
+	kept    *simArchive        // the same archive, for the bill
+}
+
+// newRunTools returns the tools of cfg's script (Tools() by default) and,
+// with cfg.Archive for a strategy that runs a hook, an archive and the
+// recall tool's schema after the others, which an agent whose hook has an
+// archive offers its model.
+func newRunTools(ctx context.Context, cfg SimConfig, name string) (runTools, error) {
+	run := runTools{tools: Tools()}
+	if cfg.Script != nil && cfg.Script.Tools != nil {
+		run.tools = cfg.Script.Tools
+	}
+	if !cfg.Archive || !isHookStrategy(name) {
+		return run, nil
+	}
+	a, err := newSimArchive()
+	if err != nil {
+		return run, err
+	}
 	recall, err := compaction.NewRecallTool(a)
 	if err != nil {
-		return nil, err
+		return run, err
 	}
 	info, err := recall.Info(ctx)
 	if err != nil {
-		return nil, err
+		return run, err
 	}
-	return append(tools[:len(tools):len(tools)], info), nil
+	run.tools = append(run.tools[:len(run.tools):len(run.tools)], info)
+	run.archive, run.kept = a, a
+	return run, nil
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"hash/fnv"
 	"io"
 	"time"
@@ -143,13 +142,7 @@ func BillOf(res *SimResult, cfg BillConfig) Bill {
 			recalls[rc.Step] = append(recalls[rc.Step], rc)
 		}
 	}
-	var recall *recaller
-	if cfg.Rule != nil {
-		var err error
-		if recall, err = newRecaller(res.archive, cfg.RecallSearch); err != nil {
-			panic(fmt.Sprintf("bench: the recall tool over the run's archive: %v", err))
-		}
-	}
+	recall := recallerFor(res, cfg)
 	var b Bill
 	var previous map[uint64]bool // block keys of the last main-model request
 	for _, req := range res.Requests {
@@ -184,14 +177,8 @@ func BillOf(res *SimResult, cfg BillConfig) Bill {
 			rec := cfg.Rule.recover(rc, req.Messages, req.Tools, bl.output)
 			if rec.Calls > 0 {
 				rec = recall.instead(rec, req, bl.output)
-				b.Forgotten++
-				b.ExtraCalls += rec.Calls
 			}
-			if rec.Archived {
-				b.Recalled++
-				b.RecallCalls += rec.Calls
-				b.RecallTokens += rec.ResultTokens
-			}
+			b.count(rec)
 			for _, extra := range rec.Extra {
 				xb, xl := bl.blocks(extra)
 				n := 0

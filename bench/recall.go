@@ -37,6 +37,33 @@ type recaller struct {
 	results map[string]string
 }
 
+// recallerFor returns the recaller of res's archive when cfg prices
+// forgetting, else nil. The recall tool over an archive cannot fail to be
+// made: a failure is a defect of the simulation and panics.
+func recallerFor(res *SimResult, cfg BillConfig) *recaller {
+	if cfg.Rule == nil {
+		return nil
+	}
+	r, err := newRecaller(res.archive, cfg.RecallSearch)
+	if err != nil {
+		panic(fmt.Sprintf("bench: the recall tool over the run's archive: %v", err))
+	}
+	return r
+}
+
+// count adds what a recall cost to b.
+func (b *Bill) count(rec Recovery) {
+	if rec.Calls > 0 {
+		b.Forgotten++
+		b.ExtraCalls += rec.Calls
+	}
+	if rec.Archived {
+		b.Recalled++
+		b.RecallCalls += rec.Calls
+		b.RecallTokens += rec.ResultTokens
+	}
+}
+
 // newRecaller returns the recaller of a's entries, or nil when a is nil or
 // empty.
 func newRecaller(a *simArchive, search bool) (*recaller, error) {

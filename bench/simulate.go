@@ -254,10 +254,11 @@ func Simulate(ctx context.Context, cfg SimConfig) ([]*SimResult, error) {
 
 func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema.Message, script []Step) (*SimResult, error) {
 	counter := compaction.DefaultCounter()
-	tools := Tools()
-	if cfg.Script != nil && cfg.Script.Tools != nil {
-		tools = cfg.Script.Tools
+	run, err := newRunTools(ctx, cfg, name)
+	if err != nil {
+		return nil, err
 	}
+	tools := run.tools
 	// Calls by the step whose compaction made them, the synchronous ones
 	// apart from those of compactions prepared in the background (which
 	// arrive from the hook's goroutines, and which the step that applies a
@@ -285,18 +286,6 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 		}
 	}
 	take, takeBg := takeFrom(byOrigin), takeFrom(bgByOrigin)
-	var arch compaction.Archive
-	var kept *simArchive
-	if cfg.Archive && isHookStrategy(name) {
-		a, err := newSimArchive()
-		if err != nil {
-			return nil, err
-		}
-		arch, kept = a, a
-		if tools, err = withRecallTool(ctx, tools, a); err != nil {
-			return nil, err
-		}
-	}
 	var gate *simGate
 	if name == StrategyPrepared || name == StrategyPreparedAligned {
 		gate = newSimGate(func(origin int) time.Duration {
@@ -309,12 +298,12 @@ func simulateOne(ctx context.Context, cfg SimConfig, name string, system *schema
 			return d
 		})
 	}
-	strat, err := newSimStrategy(ctx, name, cfg, summarizer, counter, tools, gate, arch)
+	strat, err := newSimStrategy(ctx, name, cfg, summarizer, counter, tools, gate, run.archive)
 	if err != nil {
 		return nil, err
 	}
 
-	res := &SimResult{Strategy: name, Config: cfg, archive: kept}
+	res := &SimResult{Strategy: name, Config: cfg, archive: run.kept}
 	mains := make([]Request, 0, len(script))
 	msgs := []*schema.Message{system}
 	contextTokens := 0

@@ -171,7 +171,11 @@ func needle(m *schema.Message) string {
 
 // probeRecall fills res.Recall: a probe per fact of t in a replaced
 // message, answered from final (its rendering) or through the archive.
+// Without Config.Archive it does nothing.
 func probeRecall(ctx context.Context, cfg Config, t Trajectory, conv []*schema.Message, isReplaced map[int]bool, final string, res *Result) error {
+	if cfg.Archive == nil {
+		return nil
+	}
 	p, err := newProber(ctx, cfg, conv)
 	if err != nil {
 		return err

@@ -212,11 +212,6 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 		}
 		res.ByKind[f.Kind] = k
 	}
-	if cfg.Archive != nil {
-		if err := probeRecall(ctx, cfg, t, conv, isReplaced, final, &res); err != nil {
-			return res, err
-		}
-	}
 	// Tool-call ids are not identifiers worth keeping (the ledger leaves
 	// them out), so they count neither as found nor as kept.
 	callIDs := map[string]bool{}
@@ -262,7 +257,7 @@ func runOne(ctx context.Context, cfg Config, t Trajectory) (Result, error) {
 		return res, err
 	}
 	res.TokensMarking = res.TokensFinal - plain
-	return res, nil
+	return res, probeRecall(ctx, cfg, t, conv, isReplaced, final, &res)
 }
 
 // countKept is how many of ids occur in text verbatim or in their
