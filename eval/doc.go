@@ -17,10 +17,15 @@
 //   - what the ledger reported (Round.Identifiers summed over the rounds):
 //     found, kept by the summary as written, appended, dropped;
 //   - tokens of the uncompacted and the final conversation, compactions and
-//     summarizer rounds.
+//     summarizer rounds;
+//   - with Config.Archive (through the hook), recall probes: each planted
+//     fact of a replaced message answered from the final conversation alone
+//     or by the recall tool over the archive, read blind or by search, with
+//     the calls and tokens it took (Result.Recall).
 //
 // Everything is deterministic: the same seed gives the same table. The
 // numbers in docs/fidelity.md come from TestFidelity, which compares the
 // ledger off, at its defaults and at a cap tuned for the corpus;
-// TestLedgerKeepsEveryIdentifier holds the tuned cap to 100%.
+// TestLedgerKeepsEveryIdentifier holds the tuned cap to 100%;
+// TestRecallProbes writes the recall probes' table.
 package eval
