@@ -472,7 +472,7 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 		// preparing the next one now rather than at the next call: one
 		// more huge tool result could otherwise carry the conversation
 		// past the ceiling before it is written.
-		r.Preparing = h.prepare(ctx, state, r.TokensAfter+r.Overhead)
+		r.Preparing = h.prepareAfterCompaction(ctx, state, r.TokensAfter+r.Overhead, messages)
 	}
 	r.Stall = time.Since(stallStart)
 	if err != nil {

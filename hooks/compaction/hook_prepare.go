@@ -187,6 +187,7 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 	}
 	// Set before apply, whose "compaction applied" record reports them.
 	r.Prepared, r.Shared = true, j.shared
+	sent := state.Messages
 	if err := h.apply(ctx, state, j.snapshot, result, j.tokens, j.resultTokens, r); err != nil {
 		r.Prepared, r.Shared = false, false
 		return false, withCtxErr(ctx, err)
@@ -200,7 +201,7 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 		// trigger. Below the ceiling the call goes out and the rest is
 		// prepared in the background, like a deferred call; from the
 		// ceiling on it is compacted now.
-		if est := r.TokensAfter + r.Overhead; float64(est) < h.ceiling() && h.prepare(ctx, state, est) {
+		if est := r.TokensAfter + r.Overhead; float64(est) < h.ceiling() && h.prepareAfterCompaction(ctx, state, est, sent) {
 			r.Preparing = true
 			h.log.DebugContext(ctx, "prepared compaction still leaves the call at the trigger; preparing the rest in the background",
 				"step", r.BeforeStep(), "tokens_after", r.TokensAfter, "trigger_tokens", trigger, "ceiling_tokens", h.ceiling())
