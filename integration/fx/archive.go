@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
 	"go.uber.org/fx"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
@@ -37,6 +38,12 @@ type ArchiveConfig struct {
 	// MaxBytes bounds the archive's size; past it the least recently
 	// written conversations are evicted. Default 268435456; >= 1.
 	MaxBytes int `yaml:"max_bytes"`
+	// Redact masks secrets in what is archived before it is written
+	// (compaction.RedactArchive with compaction.RedactSecrets, the
+	// inspector's redaction): URL credentials and words that start like an
+	// API key never reach the disk or Redis, and recall returns them
+	// masked. Default false: archived text is kept as the agent saw it.
+	Redact bool `yaml:"redact"`
 }
 
 // defaultArchive is ArchiveConfig's defaults, as DefaultConfig sets them.
@@ -77,50 +84,73 @@ func (a ArchiveConfig) validate(v *validator, store StoreConfig) {
 // application's compaction.Archive is not taken for it.
 type moduleArchive struct {
 	compaction.Archive
+	// client is the Redis archive's client (nil for the other kinds): the
+	// store's with store.kind redis.
+	client goredis.UniversalClient
 }
 
 type archiveIn struct {
 	fx.In
 	Config    *Config
+	Store     moduleStore
 	Lifecycle fx.Lifecycle
 	Logger    *slog.Logger `optional:"true"`
 }
 
-// provideArchive builds the archive of compaction.archive.kind.
+// provideArchive builds the archive of compaction.archive.kind, redacted
+// with compaction.archive.redact.
 func provideArchive(in archiveIn) (moduleArchive, error) {
 	c := in.Config.Compaction.Archive
+	var m moduleArchive
+	var err error
 	switch c.Kind {
 	case ArchiveFile:
+		m.Archive, err = compaction.NewFileArchive(c.Dir, compaction.WithArchiveTTL(time.Duration(c.TTL)), compaction.WithArchiveMaxBytes(int64(c.MaxBytes)))
 	case ArchiveRedis:
-		return provideRedisArchive(in)
+		m, err = provideRedisArchive(in)
 	default:
 		return moduleArchive{}, nil
 	}
-	a, err := compaction.NewFileArchive(c.Dir, compaction.WithArchiveTTL(time.Duration(c.TTL)), compaction.WithArchiveMaxBytes(int64(c.MaxBytes)))
-	if err != nil {
-		return moduleArchive{}, err
+	if err != nil || !c.Redact {
+		return m, err
 	}
-	return moduleArchive{Archive: a}, nil
+	m.Archive, err = compaction.RedactArchive(m.Archive, compaction.RedactSecrets)
+	return m, err
 }
 
-// provideRedisArchive opens a client of its own with store.*'s connection
-// settings (so the archive works with any store.kind), closed when the
-// application stops. Redis is not reached before the first compaction: one
-// that does not answer then fails the archiving, which the hook logs while
-// still compacting.
+// provideRedisArchive shares the store's client with store.kind redis, and
+// otherwise opens one of its own with store.*'s connection settings (so
+// the archive works with any store.kind), closed when the application
+// stops. Entries are authenticated with store.auth_key_env's key when it
+// names one, under the archive's own namespace. Redis is not reached
+// before the first compaction: one that does not answer then fails the
+// archiving, which the hook logs while still compacting.
 func provideRedisArchive(in archiveIn) (moduleArchive, error) {
 	c, s := in.Config.Compaction.Archive, in.Config.Store
-	redisstore.RouteLogs(orDefault(in.Logger))
-	client, err := redisstore.NewClient(redisClientConfig(s))
+	auth, err := storeHMAC(s, redisstore.ArchiveNamespace(s.KeyPrefix))
 	if err != nil {
 		return moduleArchive{}, err
 	}
-	a, err := redisstore.NewArchive(redisstore.ArchiveConfig{Client: client, KeyPrefix: s.KeyPrefix,
-		TTL: time.Duration(c.TTL), MaxBytes: int64(c.MaxBytes)})
-	if err != nil {
-		_ = client.Close()
-		return moduleArchive{}, err
+	cfg := redisstore.ArchiveConfig{Client: in.Store.client, KeyPrefix: s.KeyPrefix, TTL: time.Duration(c.TTL), MaxBytes: int64(c.MaxBytes)}
+	if auth != nil {
+		cfg.Seal, cfg.Open = auth.Seal, auth.Open
 	}
-	in.Lifecycle.Append(fx.Hook{OnStop: func(context.Context) error { return client.Close() }})
-	return moduleArchive{Archive: a}, nil
+	own := cfg.Client == nil
+	if own {
+		redisstore.RouteLogs(orDefault(in.Logger))
+		if cfg.Client, err = redisstore.NewClient(redisClientConfig(s)); err != nil {
+			return moduleArchive{}, err
+		}
+	}
+	a, err := redisstore.NewArchive(cfg)
+	switch {
+	case err != nil && own:
+		_ = cfg.Client.Close()
+		return moduleArchive{}, err
+	case err != nil:
+		return moduleArchive{}, err
+	case own:
+		in.Lifecycle.Append(fx.Hook{OnStop: func(context.Context) error { return cfg.Client.Close() }})
+	}
+	return moduleArchive{Archive: a, client: cfg.Client}, nil
 }

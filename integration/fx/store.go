@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 
+	goredis "github.com/redis/go-redis/v9"
 	"go.uber.org/fx"
 
 	"github.com/einocompact/einocompact/hooks/compaction"
@@ -20,6 +21,9 @@ import (
 type moduleStore struct {
 	compaction.Store
 	scope string
+	// client is the Redis client of store.kind redis (nil otherwise),
+	// which the Redis archive shares.
+	client goredis.UniversalClient
 }
 
 type storeIn struct {
@@ -74,7 +78,7 @@ func provideStore(in storeIn) (moduleStore, error) {
 		},
 		OnStop: func(context.Context) error { return client.Close() },
 	})
-	return moduleStore{Store: store, scope: scope}, nil
+	return moduleStore{Store: store, scope: scope, client: client}, nil
 }
 
 // redisClientConfig is the connection store.* describes, shared by the
@@ -92,22 +96,31 @@ func redisClientConfig(c StoreConfig) redisstore.ClientConfig {
 // when the module is built, so a missing one stops the application from
 // starting instead of leaving its entries unauthenticated.
 func authenticate(cfg *redisstore.Config, c StoreConfig) error {
+	auth, err := storeHMAC(c, cfg.KeyPrefix)
+	if auth != nil {
+		cfg.Seal, cfg.Open = auth.Seal, auth.Open
+	}
+	return err
+}
+
+// storeHMAC is the HMAC with the key in the variable store.auth_key_env
+// names over namespace (its default: redisstore.DefaultKeyPrefix), or nil
+// when it names none.
+func storeHMAC(c StoreConfig, namespace string) (*redisstore.HMAC, error) {
 	if c.AuthKeyEnv == "" {
-		return nil
+		return nil, nil
 	}
 	key, _ := os.LookupEnv(c.AuthKeyEnv)
 	if key == "" {
-		return fmt.Errorf("config: store.auth_key_env = %q: the variable is unset or empty; set it to the key (at least %d bytes) on every replica, or remove store.auth_key_env",
+		return nil, fmt.Errorf("config: store.auth_key_env = %q: the variable is unset or empty; set it to the key (at least %d bytes) on every replica, or remove store.auth_key_env",
 			c.AuthKeyEnv, redisstore.MinAuthKeyBytes)
 	}
-	namespace := cfg.KeyPrefix
 	if namespace == "" {
 		namespace = redisstore.DefaultKeyPrefix
 	}
 	auth, err := redisstore.NewHMAC([]byte(key), namespace)
 	if err != nil {
-		return fmt.Errorf("config: store.auth_key_env = %q: the key it holds is %d bytes, want at least %d", c.AuthKeyEnv, len(key), redisstore.MinAuthKeyBytes)
+		return nil, fmt.Errorf("config: store.auth_key_env = %q: the key it holds is %d bytes, want at least %d", c.AuthKeyEnv, len(key), redisstore.MinAuthKeyBytes)
 	}
-	cfg.Seal, cfg.Open = auth.Seal, auth.Open
-	return nil
+	return auth, nil
 }

@@ -1,11 +1,9 @@
 package redisstore
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -39,6 +37,14 @@ type ArchiveConfig struct {
 	// Redis by the first replica that needs one (SET NX, no TTL) and read
 	// by the others, so the fleet agrees on it.
 	Key []byte
+	// Seal and Open, when set (both or neither), authenticate or encrypt
+	// every stored entry as Config.Seal and Config.Open do the store's
+	// (NewHMAC: use a namespace of its own, ArchiveNamespace). An entry
+	// Open refuses, or one sealed for another conversation or entry id, is
+	// not returned. Default none: anyone who can write to Redis can choose
+	// what recall returns.
+	Seal func(plain []byte) ([]byte, error)
+	Open func(sealed []byte) ([]byte, error)
 }
 
 // Archive is a compaction.Archive in Redis, shared by every replica using
@@ -60,6 +66,9 @@ type Archive struct {
 	ttl      time.Duration
 	maxBytes int64
 	now      func() time.Time
+
+	seal func([]byte) ([]byte, error) // nil: entries stored as they are
+	open func([]byte) ([]byte, error)
 
 	mu   sync.Mutex
 	refs *compaction.ArchiveRefs
@@ -86,7 +95,11 @@ func NewArchive(cfg ArchiveConfig) (*Archive, error) {
 	if cfg.MaxBytes < 0 {
 		return nil, fmt.Errorf("redis: ArchiveConfig.MaxBytes must be positive (or 0: default %d), got %d", compaction.DefaultArchiveMaxBytes, cfg.MaxBytes)
 	}
-	a := &Archive{c: cfg.Client, base: prefix + "{arc}:", ttl: cfg.TTL, maxBytes: cfg.MaxBytes, now: time.Now}
+	if (cfg.Seal == nil) != (cfg.Open == nil) {
+		return nil, errors.New("redis: ArchiveConfig.Seal and ArchiveConfig.Open must be set together")
+	}
+	a := &Archive{c: cfg.Client, base: prefix + "{arc}:", ttl: cfg.TTL, maxBytes: cfg.MaxBytes, now: time.Now,
+		seal: cfg.Seal, open: cfg.Open}
 	if a.ttl == 0 {
 		a.ttl = compaction.DefaultArchiveTTL
 	}
@@ -137,9 +150,14 @@ func (a *Archive) signer(ctx context.Context) (*compaction.ArchiveRefs, error) {
 // version, another program's data) is never decoded.
 var archiveEnvelope = []byte("einocompact-archive/1\n")
 
-// archiveRecord is one entry as stored.
+// archiveRecord is one entry as stored. Conv and Entry name where it was
+// written, so that a sealed entry copied under another conversation or
+// entry id is refused (archive_auth.go); entries written before they
+// existed have neither.
 type archiveRecord struct {
 	At       int64             `json:"t"` // UnixNano
+	Conv     string            `json:"c,omitempty"`
+	Entry    string            `json:"e,omitempty"`
 	Messages []*schema.Message `json:"m"`
 }
 
@@ -157,11 +175,10 @@ func (a *Archive) Put(ctx context.Context, conv string, messages []*schema.Messa
 		return "", err
 	}
 	now := a.now()
-	payload, err := json.Marshal(archiveRecord{At: now.UnixNano(), Messages: messages})
+	value, err := a.encode(archiveRecord{At: now.UnixNano(), Conv: conv, Entry: entry, Messages: messages})
 	if err != nil {
-		return "", fmt.Errorf("compaction: archiving: encoding the messages: %w", err)
+		return "", fmt.Errorf("compaction: archiving: %w", err)
 	}
-	value := append(append([]byte(nil), archiveEnvelope...), payload...)
 	if size := int64(len(entry) + len(value)); size > a.maxBytes {
 		return "", fmt.Errorf("compaction: archiving: the entry (%d bytes) is larger than the archive's MaxBytes (%d)", size, a.maxBytes)
 	}
@@ -190,10 +207,9 @@ func (a *Archive) Get(ctx context.Context, ref string) (string, []*schema.Messag
 	if err != nil {
 		return "", nil, fmt.Errorf("compaction: recalling %q: %w", ref, err)
 	}
-	payload, ok := bytes.CutPrefix(raw, archiveEnvelope)
-	var rec archiveRecord
-	if !ok || json.Unmarshal(payload, &rec) != nil {
-		return "", nil, fmt.Errorf("%w: reference %q: the stored entry does not decode", compaction.ErrArchiveNotFound, ref)
+	rec, err := a.decode(raw, conv, entry)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: reference %q: %w", compaction.ErrArchiveNotFound, ref, err)
 	}
 	if a.now().Sub(time.Unix(0, rec.At)) > a.ttl {
 		return "", nil, fmt.Errorf("%w: reference %q", compaction.ErrArchiveNotFound, ref)
