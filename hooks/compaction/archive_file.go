@@ -40,9 +40,13 @@ const (
 // Entries live TTL (WithArchiveTTL) and the directory stays within MaxBytes
 // (WithArchiveMaxBytes): past it, whole conversations are evicted, the least
 // recently written first, and a single conversation larger than the cap
-// keeps its newest entries. A process sweeps after each sixteenth of the
-// cap it writes, so the directory may overshoot the cap by that much per
-// writing process between sweeps.
+// keeps its newest entries. Every file in the directory counts (the key,
+// and the temporary files a crash mid-trim leaves, which a sweep removes
+// once they are an hour old). A process sweeps before a write that would
+// take what it wrote since its last sweep past a sixteenth of the cap, and
+// leaves room for that sixteenth: one writing process keeps the directory
+// within the cap, and each further process sharing it may take it past
+// the cap by up to a sixteenth more.
 type FileArchive struct {
 	dir      string
 	ttl      time.Duration
@@ -51,7 +55,9 @@ type FileArchive struct {
 	now      func() time.Time
 
 	mu      sync.Mutex
-	written int64 // bytes appended since the last sweep
+	written int64 // bytes this process wrote or is writing since its last sweep
+
+	sweeping sync.Mutex // one sweep of this process at a time (makeRoom)
 }
 
 var _ Archive = (*FileArchive)(nil)
@@ -132,7 +138,7 @@ func loadArchiveKey(dir string) ([]byte, error) {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("compaction: FileArchive key: %w", err)
 		}
-		tmp, err := os.CreateTemp(dir, ".key-*")
+		tmp, err := os.CreateTemp(dir, keyTempPrefix+"*")
 		if err != nil {
 			return nil, fmt.Errorf("compaction: FileArchive key: %w", err)
 		}
@@ -176,20 +182,17 @@ func (a *FileArchive) Put(ctx context.Context, conv string, messages []*schema.M
 		return "", fmt.Errorf("compaction: archiving: the entry (%d bytes) is larger than the archive's MaxBytes (%d)", len(rec), a.maxBytes)
 	}
 	path := a.path(conv)
-	if err := appendLocked(path, rec); err != nil {
+	if err := a.makeRoom(path, int64(len(rec))); err != nil {
+		return "", fmt.Errorf("compaction: archiving: keeping the archive within its cap: %w", err)
+	}
+	release, err := a.gate(false)
+	if err != nil {
 		return "", fmt.Errorf("compaction: archiving: %w", err)
 	}
-	a.mu.Lock()
-	a.written += int64(len(rec))
-	sweep := a.written >= a.maxBytes/16
-	if sweep {
-		a.written = 0
-	}
-	a.mu.Unlock()
-	if sweep {
-		if err := a.sweep(path); err != nil {
-			return "", fmt.Errorf("compaction: archiving: keeping the archive within its cap: %w", err)
-		}
+	err = appendLocked(path, rec)
+	release()
+	if err != nil {
+		return "", fmt.Errorf("compaction: archiving: %w", err)
 	}
 	return a.signer.issue(conv, entry), nil
 }
@@ -333,10 +336,12 @@ type archiveFile struct {
 }
 
 // sweep removes the files whose newest entry is past the TTL, then, while
-// the directory is above its cap, the least recently written files but
-// current (the one just written), and finally trims current to its newest
-// entries if it alone is above the cap.
-func (a *FileArchive) sweep(current string) error {
+// the directory holds more than limit bytes, the least recently written
+// files but current (the one about to be written), and finally trims
+// current to its newest entries if the rest leaves it too little room.
+// Every regular file counts: the key, and the temporary files of a trim,
+// which are removed once staleTemp old (a crash left them).
+func (a *FileArchive) sweep(current string, limit int64) error {
 	entries, err := os.ReadDir(a.dir)
 	if err != nil {
 		return err
@@ -345,14 +350,21 @@ func (a *FileArchive) sweep(current string) error {
 	var total int64
 	now := a.now()
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), archiveExt) {
-			continue
-		}
 		info, err := e.Info()
-		if err != nil {
-			continue // removed meanwhile
+		if err != nil || !info.Mode().IsRegular() {
+			continue // removed meanwhile, or not ours
 		}
 		f := archiveFile{path: filepath.Join(a.dir, e.Name()), size: info.Size(), mod: info.ModTime()}
+		if !strings.HasSuffix(e.Name(), archiveExt) {
+			if isTemp(e.Name()) && now.Sub(f.mod) > staleTemp {
+				if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+				continue
+			}
+			total += f.size
+			continue
+		}
 		if now.Sub(f.mod) > a.ttl && f.path != current {
 			if err := removeLocked(f.path); err != nil {
 				return err
@@ -364,7 +376,7 @@ func (a *FileArchive) sweep(current string) error {
 	}
 	slices.SortFunc(files, func(x, y archiveFile) int { return x.mod.Compare(y.mod) })
 	for _, f := range files {
-		if total <= a.maxBytes {
+		if total <= limit {
 			return nil
 		}
 		if f.path == current {
@@ -375,10 +387,24 @@ func (a *FileArchive) sweep(current string) error {
 		}
 		total -= f.size
 	}
-	if total > a.maxBytes {
-		return a.trim(current, a.maxBytes-(total-sizeOf(files, current)))
+	if total > limit {
+		return a.trim(current, limit-(total-sizeOf(files, current)))
 	}
 	return nil
+}
+
+// staleTemp is the age past which a temporary file in the directory is a
+// crash's leftover: a trim or a key's creation lasts milliseconds.
+const staleTemp = time.Hour
+
+// The prefixes of the directory's temporary files.
+const (
+	trimTempPrefix = ".trim-"
+	keyTempPrefix  = ".key-"
+)
+
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, trimTempPrefix) || strings.HasPrefix(name, keyTempPrefix)
 }
 
 func sizeOf(files []archiveFile, path string) int64 {
@@ -429,7 +455,7 @@ func (a *FileArchive) trim(path string, budget int64) error {
 		size += int64(len(rec))
 	}
 	slices.Reverse(keep)
-	tmp, err := os.CreateTemp(a.dir, ".trim-*")
+	tmp, err := os.CreateTemp(a.dir, trimTempPrefix+"*")
 	if err != nil {
 		return err
 	}
