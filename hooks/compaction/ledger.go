@@ -129,8 +129,10 @@ func (l ledger) capFor(target int) int {
 // ledgerEntry is one identifier with how often and how recently it was used.
 type ledgerEntry struct {
 	value string
-	uses  int // how many replaced messages mention it
-	last  int // position of the newest message that mentions it
+	uses  int    // how many replaced messages mention it
+	last  int    // position of the newest message that mentions it
+	ref   string // archive reference of the span that held its newest mention, "" for the span being replaced (ledger_refs.go)
+	tag   int    // its reference's number in the block's legend, 0 for none
 }
 
 // arenaShare sizes collect's arena: the distinct values found take about
@@ -176,10 +178,11 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 	scan := identifiers.NewScanner(l.extractors)
 	// note counts v at pos; owned says whether v may be kept as it is
 	// (false: it lies in scratch, and is copied to the arena if kept).
-	note := func(v string, pos int, owned bool) {
+	note := func(v string, pos int, owned bool, ref string) {
 		if i, ok := byValue[v]; ok {
 			entries[i].uses++
 			entries[i].last = pos
+			entries[i].ref = ref
 			return
 		}
 		if !owned {
@@ -190,18 +193,21 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 			v = arena.String()[start:]
 		}
 		byValue[v] = len(entries)
-		entries = append(entries, ledgerEntry{value: v, uses: 1, last: pos})
+		entries = append(entries, ledgerEntry{value: v, uses: 1, last: pos, ref: ref})
 	}
 	for pos, i := range indices {
 		m := messages[i]
+		ref, _ := archiveRefOf(m) // "" without an archive
 		if fields, ok := MarkerFields(m); ok {
+			lines := ledgerBlockLines(m.Content)
+			carried := ledgerBlockRefs(lines)
 			remembered := rememberedIdentifiers(fields[ledgerMarkerKey])
 			for _, v := range remembered {
-				note(v, pos, true)
+				note(v, pos, true, cmp.Or(carried[v], ref))
 			}
 			for _, v := range ledgerBlockValues(m.Content) {
 				if !slices.Contains(remembered, v) {
-					note(v, pos, true)
+					note(v, pos, true, cmp.Or(carried[v], ref))
 				}
 			}
 		}
@@ -220,7 +226,7 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 			owned = false
 		}
 		for _, match := range scan.Scan(text) {
-			note(match.Value, pos, owned)
+			note(match.Value, pos, owned, ref)
 		}
 	}
 	return entries
@@ -375,6 +381,8 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 	// Each entry's line is marked once, however many probes list it.
 	// Each entry's line is built only when a probe needs it, which the
 	// default counter's probes never do (see below).
+	refs, used := tagLedgerRefs(lost)
+	legend := func(k int) string { return ledgerLegend(refs[:used[k]]) }
 	var lines []string
 	lineUpTo := func(k int) {
 		if lines == nil {
@@ -386,7 +394,7 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 	}
 	size := func(k int) (int, error) {
 		lineUpTo(k)
-		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(ledgerBlock(lines[:k], len(lost)-k))}, nil)
+		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(ledgerBlock(lines[:k], len(lost)-k) + legend(k))}, nil)
 		if err != nil {
 			return 0, fmt.Errorf("compaction: measuring the identifier ledger: %w", err)
 		}
@@ -404,7 +412,7 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 				i := len(runes) - 1
 				runes = append(runes, runes[i]+1+ledgerLineRunes(lost[i]))
 			}
-			units := before + runes[k]
+			units := before + runes[k] + runeLen(legend(k))
 			if d := len(lost) - k; d > 0 {
 				units += droppedNoteRunes(d)
 			}
@@ -430,9 +438,9 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 	if len(lines) < lo {
 		// The probes measured the lines without building them: the block
 		// is written entry by entry, with no string per line.
-		return lo, ledgerBlockOf(lost[:lo], len(lost)-lo), nil
+		return lo, ledgerBlockOf(lost[:lo], len(lost)-lo) + legend(lo), nil
 	}
-	return lo, ledgerBlock(lines[:lo], len(lost)-lo), nil
+	return lo, ledgerBlock(lines[:lo], len(lost)-lo) + legend(lo), nil
 }
 
 // ledgerLine is an entry's line in the block, without its line break. Each
@@ -446,7 +454,7 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 // once ˆ stands for the blanks in "</ conversation_summary>", no expression
 // for the tag's spellings sees it.
 func ledgerLine(e ledgerEntry) string {
-	return "- " + spotlight.Mark(escapeSummaryTags(e.value))
+	return "- " + spotlight.Mark(escapeSummaryTags(e.value)) + ledgerTag(e.tag)
 }
 
 // ledgerBlock is the block listing lines (from ledgerLine).
@@ -482,6 +490,7 @@ func ledgerBlockOf(entries []ledgerEntry, dropped int) string {
 	for _, e := range entries {
 		b.WriteString("\n- ")
 		spotlight.WriteMark(&b, escapeSummaryTags(e.value))
+		b.WriteString(ledgerTag(e.tag))
 	}
 	if dropped > 0 {
 		b.WriteString(droppedNote(dropped))
@@ -511,7 +520,7 @@ func droppedNoteRunes(dropped int) int {
 // neither escaping nor marking changes the value.
 func ledgerLineRunes(e ledgerEntry) int {
 	if !spotlight.NeedsMark(e.value) && escapeSummaryTags(e.value) == e.value {
-		return 2 + runeLen(e.value)
+		return 2 + runeLen(e.value) + len(ledgerTag(e.tag))
 	}
 	return runeLen(ledgerLine(e))
 }
@@ -524,7 +533,23 @@ func ledgerLineRunes(e ledgerEntry) int {
 // unmarked (spotlight.Unmark), so the fold carries what the tool said, the
 // same value the marker remembers. text may still have the summary's tags.
 func ledgerBlockValues(text string) []string {
-	text = strings.TrimSpace(text)
+	var out []string
+	for _, line := range ledgerBlockLines(text) {
+		v, ok := strings.CutPrefix(line, "- ")
+		if !ok {
+			break
+		}
+		v, _ = splitLedgerTag(v)
+		out = append(out, spotlight.Unmark(v))
+	}
+	return out
+}
+
+// ledgerBlockLines is the lines of a summary's ledger block after its
+// heading, nil when it has none. text may still have the summary's tags
+// and the archive's pointer.
+func ledgerBlockLines(text string) []string {
+	text = strings.TrimSpace(withoutArchivePointer(text))
 	if body, ok := strings.CutSuffix(text, summaryClose); ok {
 		text = strings.TrimRight(body, "\n")
 	}
@@ -532,15 +557,7 @@ func ledgerBlockValues(text string) []string {
 	if i < 0 {
 		return nil
 	}
-	var out []string
-	for _, line := range strings.Split(text[i+len(ledgerHeading)+2:], "\n") {
-		v, ok := strings.CutPrefix(line, "- ")
-		if !ok {
-			break
-		}
-		out = append(out, spotlight.Unmark(v))
-	}
-	return out
+	return strings.Split(text[i+len(ledgerHeading)+2:], "\n")
 }
 
 // ledgerBlockAt is where the block ledgerBlock wrote starts in a summary's
@@ -554,6 +571,9 @@ func ledgerBlockAt(text string) int {
 		return -1
 	}
 	lines := strings.Split(strings.TrimRight(text[i+len(ledgerHeading)+2:], "\n"), "\n")
+	if n := len(lines); n > 1 && parseLedgerLegend(lines[n-1]) != nil {
+		lines = lines[:n-1]
+	}
 	for k, line := range lines {
 		if strings.HasPrefix(line, "- ") {
 			continue

@@ -5,10 +5,11 @@ import "strings"
 // SplitLedger splits a summary message's text around the identifier block
 // the ledger appended to it (its "## Identifiers (verbatim)" heading and
 // "- " lines): before+block+after == text, block "" when the summary has no
-// such block. Tools that show a summary use it to tell the summarizer's
+// such block; the archive's pointer line after the summary goes to after.
+// Tools that show a summary use it to tell the summarizer's
 // words from the identifiers the ledger restored.
 func SplitLedger(text string) (before, block, after string) {
-	body := strings.TrimRight(text, " \t\r\n")
+	body := strings.TrimRight(withoutArchivePointer(text), " \t\r\n")
 	if b, ok := strings.CutSuffix(body, summaryClose); ok {
 		body = strings.TrimRight(b, "\n")
 	}

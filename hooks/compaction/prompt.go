@@ -305,6 +305,7 @@ func summaryBody(m *schema.Message) string {
 			break
 		}
 	}
+	text = withoutArchivePointer(text)
 	if strings.HasPrefix(text, summaryOpen) && strings.HasSuffix(text, summaryClose) && len(text) >= len(summaryOpen)+len(summaryClose) {
 		return strings.TrimSpace(text[len(summaryOpen) : len(text)-len(summaryClose)])
 	}
