@@ -101,7 +101,8 @@
 //     reference fails with ErrArchiveReference, ErrArchiveNotFound or
 //     ErrArchiveScope. An Archive kept elsewhere (integration/redisstore)
 //     signs and checks its references with ArchiveRefs, from
-//     NewArchiveRefs and a key of at least MinArchiveKeyBytes.
+//     NewArchiveRefs and a key of at least MinArchiveKeyBytes. RedactArchive
+//     with RedactSecrets masks secrets before an Archive writes them.
 //   - Counter settings: ApproximateConfig, NoCharge, and their bounds
 //     MinCharsPerToken, MaxCharsPerToken, MaxAttachmentCharge.
 package compaction
