@@ -41,6 +41,10 @@ func TestRecallAfterCompactionInAgentRun(t *testing.T) {
 	recalled := ""
 	builds := 0
 	intruder := false // the second run: another conversation tries the first's reference
+	// The roles the model saw when it called recall, and before the recall
+	// result in its next request: the archived text comes back as that one
+	// tool message, never as a user or system message.
+	var rolesBefore, rolesAfter map[string]int
 	respond := func(req *openaitest.Request) (*openaitest.Reply, error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -56,10 +60,12 @@ func TestRecallAfterCompactionInAgentRun(t *testing.T) {
 		}
 		last := req.Messages[len(req.Messages)-1]
 		if recalled != "" && last.Role == "tool" && last.ToolCallID == "recall-1" {
+			rolesAfter = rcRoles(req.Messages[:len(req.Messages)-1])
 			return openaitest.Text("recalled"), nil
 		}
 		for _, m := range req.Messages {
 			if ref := rcRef.FindString(m.Content.Text); ref != "" && m.Role == "user" && strings.Contains(m.Content.Text, summaryText) {
+				rolesBefore = rcRoles(req.Messages)
 				recalled = ref
 				args, _ := json.Marshal(map[string]string{"reference": ref, "search": "build 1 failed"})
 				return openaitest.Call(openaitest.Fn("recall-1", "recall", string(args))), nil
@@ -157,7 +163,19 @@ func TestRecallAfterCompactionInAgentRun(t *testing.T) {
 	if want := rcBuildLog(1); !strings.Contains(got.Content, want) {
 		t.Fatalf("recall returned\n%s\nwithout the first build's exact output", got.Content)
 	}
+	if rolesBefore["user"] == 0 || rolesBefore["user"] != rolesAfter["user"] || rolesBefore["system"] != rolesAfter["system"] {
+		t.Fatalf("roles when recall was called %v, before its result %v: the recall added user or system messages", rolesBefore, rolesAfter)
+	}
 	if strings.Contains(got.Content, "build 2 failed") {
 		t.Fatalf("the search for build 1 returned build 2 too:\n%s", got.Content)
 	}
+}
+
+// rcRoles counts the messages of a request by role.
+func rcRoles(msgs []openaitest.Message) map[string]int {
+	n := map[string]int{}
+	for _, m := range msgs {
+		n[m.Role]++
+	}
+	return n
 }
