@@ -9,6 +9,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 	"github.com/einocompact/einocompact/internal/replytext"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
@@ -74,7 +75,7 @@ func escapeSummaryTags(text string) string { return spotlight.Escape(text, summa
 // itself is not touched.
 func replaceWithSummary(messages []*schema.Message, indices []int, summary *schema.Message) []*schema.Message {
 	from := 0
-	if task := planRegionsOf(messages).task; task >= 0 && len(indices) > 0 && slices.Min(indices) < task && slices.Max(indices) > task {
+	if task := shape.RegionsOf(messages).Task; task >= 0 && len(indices) > 0 && slices.Min(indices) < task && slices.Max(indices) > task {
 		from = task + 1
 	}
 	drop := make([]bool, len(messages))

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // ppConversation builds a random, provider-valid agent conversation: system
@@ -139,16 +141,16 @@ func TestCheapCompactorsProperties(t *testing.T) {
 // tool results for same-call placeholders.
 func ppCheckKept(t *testing.T, where string, in, out []*schema.Message, pruningOnly bool) {
 	t.Helper()
-	lay := swLayoutOf(in)
-	for i := range lay.systemEnd {
+	lay := shape.LayoutOf(in, isWindowNote)
+	for i := range lay.SystemEnd {
 		if out[i] != in[i] {
 			t.Errorf("%s: system message %d not kept in place", where, i)
 		}
 	}
-	if lay.task >= 0 {
+	if lay.Task >= 0 {
 		found := false
 		for _, m := range out {
-			found = found || m == in[lay.task]
+			found = found || m == in[lay.Task]
 		}
 		if !found {
 			t.Errorf("%s: the current request was dropped", where)

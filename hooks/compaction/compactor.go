@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // Compactor shrinks a conversation towards a token target.
@@ -37,5 +39,5 @@ var (
 	// ErrBrokenToolPairing means a compactor returned a conversation in which
 	// a tool call lost its results or a result its call. CompactionHook
 	// refuses such a result and keeps the conversation as it was.
-	ErrBrokenToolPairing = errors.New("compaction: tool calls and results were separated")
+	ErrBrokenToolPairing = shape.ErrBrokenPairing
 )

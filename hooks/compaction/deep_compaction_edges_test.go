@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // The edges of a deep compaction: a floor larger than the conversation
@@ -91,7 +93,7 @@ func TestDeepCompactionMinKeepStepsSparesTheTask(t *testing.T) {
 	t.Parallel()
 	msgs := deepConversation(3, 5, 300)
 	before := cloneAll(msgs)
-	task := planRegionsOf(msgs).task
+	task := shape.RegionsOf(msgs).Task
 	c, _, _ := scNew(t, scFixed(t, "short summary"), scConfig{minKeep: scInt(100)})
 	out, err := c.Compact(withDeep(context.Background(), deep{keep: 10, limit: math.MaxInt}), msgs, count(fc1, msgs...)/2, fc1)
 	if err != nil || out == nil {

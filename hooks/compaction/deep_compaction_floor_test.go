@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // primedCounter counts the rendering of the messages, one token per
@@ -77,7 +78,7 @@ func TestDeepCompactionFloorIsMeasuredAsAWhole(t *testing.T) {
 				t.Errorf("the newest %d messages hold %d tokens without their oldest step; the floor is %d",
 					tail, count(tc.counter, rest...), tc.keep)
 			}
-			if err := newPairingFaults(msgs, out); err != nil {
+			if err := shape.NewFaults(msgs, out); err != nil {
 				t.Error(err)
 			}
 		})

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // checkDeepResult checks what every deep compaction of msgs into out must
@@ -27,11 +29,11 @@ func checkDeepResult(t *testing.T, msgs, before, out []*schema.Message, keep int
 	if out == nil {
 		return
 	}
-	if err := newPairingFaults(msgs, out); err != nil {
+	if err := shape.NewFaults(msgs, out); err != nil {
 		t.Errorf("pairing: %v", err)
 	}
-	r := planRegionsOf(msgs)
-	for i := range r.systemEnd {
+	r := shape.RegionsOf(msgs)
+	for i := range r.SystemEnd {
 		if i >= len(out) || out[i] != msgs[i] {
 			t.Errorf("system message %d is not verbatim at its place", i)
 		}
@@ -49,14 +51,14 @@ func checkDeepResult(t *testing.T, msgs, before, out []*schema.Message, keep int
 		}
 		last = i
 	}
-	if r.task >= 0 && !slices.Contains(out, msgs[r.task]) {
-		t.Errorf("the current request (message %d) was not kept verbatim", r.task)
+	if r.Task >= 0 && !slices.Contains(out, msgs[r.Task]) {
+		t.Errorf("the current request (message %d) was not kept verbatim", r.Task)
 	}
-	if r.task >= 0 {
+	if r.Task >= 0 {
 		// Nothing from before the request ends up after it but a summary.
-		at := slices.Index(out, msgs[r.task])
+		at := slices.Index(out, msgs[r.Task])
 		for _, m := range out[at+1:] {
-			if i := slices.Index(msgs, m); i >= 0 && i < r.task {
+			if i := slices.Index(msgs, m); i >= 0 && i < r.Task {
 				t.Errorf("message %d, older than the request, stands after it", i)
 			}
 		}

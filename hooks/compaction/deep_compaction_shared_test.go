@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // sharedSpy is a deepSpy a Store may share results of.
@@ -118,7 +119,7 @@ func TestPreparedDeepCompactionKeepsAFifthAtTheTrigger(t *testing.T) {
 			if held := count(fc1, msgs[len(msgs)-tail:]...); float64(held) < 0.2*window {
 				t.Errorf("the newest %d messages hold %d tokens, below a fifth of the window (%d)", tail, held, window/5)
 			}
-			if err := newPairingFaults(msgs, state.Messages); err != nil {
+			if err := shape.NewFaults(msgs, state.Messages); err != nil {
 				t.Error(err)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // HookConfig configures a CompactionHook.
@@ -580,7 +581,7 @@ func (h *CompactionHook) checked(ctx context.Context, j *job, r *Report) ([]*sch
 	}
 	// The hook does not trust its compactor: a custom one that orphans a
 	// tool result would get every later model call rejected by the provider.
-	if err := newPairingFaults(j.snapshot, j.result); err != nil {
+	if err := shape.NewFaults(j.snapshot, j.result); err != nil {
 		h.log.ErrorContext(ctx, "compaction refused: the compactor broke tool-call pairing", "step", r.BeforeStep(), "error", err.Error())
 		return nil, fmt.Errorf("compaction: %s: %w", h.kind, err)
 	}
@@ -607,11 +608,11 @@ func (h *CompactionHook) declineCause(j *job) error {
 }
 
 // apply swaps the compacted conversation into state, keeping any messages
-// appended since snapshot was taken (see mergeAppended), and rewrites
+// appended since snapshot was taken (see shape.MergeAppended), and rewrites
 // ContextTokens to match it. before is the counter's size of snapshot,
 // left that of result when already measured (0: not measured).
 func (h *CompactionHook) apply(ctx context.Context, state *hooks.State, snapshot, result []*schema.Message, before, left int, r *Report) error {
-	compacted, ok := mergeAppended(snapshot, state.Messages, result)
+	compacted, ok := shape.MergeAppended(snapshot, state.Messages, result)
 	if !ok {
 		h.log.WarnContext(ctx, "the conversation was rewritten while compaction ran; keeping that rewrite and dropping this compaction",
 			"step", r.BeforeStep(), "messages_before", r.MessagesBefore, "messages_now", len(state.Messages))

@@ -15,36 +15,6 @@ import (
 	"github.com/einocompact/einocompact/hooks"
 )
 
-func TestMergeAppended(t *testing.T) {
-	t.Parallel()
-	a, b, c, x, y := user("a"), asst("b"), user("c"), user("x"), asst("y")
-	snapshot := []*schema.Message{a, b, c}
-	compacted := []*schema.Message{NewSummaryMessage("s", 2), c}
-	tests := []struct {
-		name    string
-		current []*schema.Message
-		want    []*schema.Message
-		ok      bool
-	}{
-		{"nothing appended", []*schema.Message{a, b, c}, compacted, true},
-		{"two appended", []*schema.Message{a, b, c, x, y}, []*schema.Message{compacted[0], c, x, y}, true},
-		{"rewritten in place", []*schema.Message{a, x, c}, nil, false},
-		{"rewritten shorter", []*schema.Message{a, b}, nil, false},
-		{"replaced wholesale", []*schema.Message{x}, nil, false},
-		{"a copy with equal content is the same message", []*schema.Message{a, asst("b"), c, x}, []*schema.Message{compacted[0], c, x}, true},
-		{"equal text from another role is not", []*schema.Message{a, user("b"), c}, nil, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, ok := mergeAppended(snapshot, tc.current, compacted)
-			if ok != tc.ok || !slices.Equal(got, tc.want) {
-				t.Fatalf("mergeAppended = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)
-			}
-		})
-	}
-}
-
 // apGate is a summarizer that, while it is "writing", releases the lock
 // that serialises access to the run's state and lets another goroutine
 // append to it: the window in which a write could be lost.

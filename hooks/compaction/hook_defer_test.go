@@ -8,6 +8,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // dfWindow is the window of the deferral tests: with the default fractions
@@ -163,7 +164,7 @@ func TestDeferredBelowCeiling(t *testing.T) {
 			if !o.r.Prepared || !o.r.Compacted || o.r.Deferred || o.r.Stall <= 0 {
 				t.Fatalf("report %+v, want the prepared compaction applied after a stall", o.r)
 			}
-			if err := newPairingFaults(now, st.Messages); err != nil {
+			if err := shape.NewFaults(now, st.Messages); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -203,7 +204,7 @@ func TestDeferredThenApplied(t *testing.T) {
 	if got := st.Messages[len(st.Messages)-len(tail):]; !sameSlice(got, tail) {
 		t.Fatal("the messages appended since the snapshot were not kept")
 	}
-	if err := newPairingFaults(next, st.Messages); err != nil {
+	if err := shape.NewFaults(next, st.Messages); err != nil {
 		t.Fatal(err)
 	}
 	if trigger, _ := h.Thresholds(); float64(count(fc1, st.Messages...)) >= trigger {
@@ -288,7 +289,7 @@ func TestPreparedRestInBackground(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the rest is not being compacted")
 	}
-	if err := newPairingFaults(now, st.Messages); err != nil {
+	if err := shape.NewFaults(now, st.Messages); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // fallbackStage is one model-free compactor the hook falls back on, with
@@ -74,7 +75,7 @@ func (h *CompactionHook) fallBack(ctx context.Context, state *hooks.State, r *Re
 			break
 		}
 	}
-	if len(used) == 0 || newPairingFaults(snapshot, current) != nil {
+	if len(used) == 0 || shape.NewFaults(snapshot, current) != nil {
 		h.log.WarnContext(ctx, "compaction fallback found nothing it may remove", "step", r.BeforeStep(), "estimated_tokens", est, "window_tokens", h.window)
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // fmConversation is a conversation of exactly size fc1 tokens whose first
@@ -107,7 +108,7 @@ func TestHookFallsBackWhateverTheCompactorSaid(t *testing.T) {
 			if !r.Compacted || float64(after) > window*(1-FallbackMargin) || r.TokensAfter != after {
 				t.Errorf("compacted=%v, %d tokens (Report %d); want at most %d", r.Compacted, after, r.TokensAfter, line)
 			}
-			if err := newPairingFaults(in, st.Messages); err != nil {
+			if err := shape.NewFaults(in, st.Messages); err != nil {
 				t.Errorf("the fallback broke tool-call pairing: %v", err)
 			}
 			if last := st.Messages[len(st.Messages)-1]; last != in[len(in)-1] {

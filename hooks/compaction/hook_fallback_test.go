@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // TestHookFallsBackWhenSummarizationFails: when every summarizer round
@@ -96,7 +97,7 @@ func TestHookFallsBackWhenSummarizationFails(t *testing.T) {
 			if !r.Compacted || after > window || r.Overflow || r.TokensAfter != after {
 				t.Errorf("compacted=%v overflow=%v, %d tokens (Report %d), want a conversation that fits %d", r.Compacted, r.Overflow, after, r.TokensAfter, window)
 			}
-			if err := newPairingFaults(in, st.Messages); err != nil {
+			if err := shape.NewFaults(in, st.Messages); err != nil {
 				t.Errorf("the fallback broke tool-call pairing: %v", err)
 			}
 			if last := st.Messages[len(st.Messages)-1]; last != in[len(in)-1] {

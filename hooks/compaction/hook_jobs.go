@@ -12,6 +12,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // job is one call of the compactor on its own goroutine. Every compaction
@@ -258,7 +259,7 @@ func (h *CompactionHook) runJob(j *job) {
 // the counter (0 when not measured). A counter error leaves the verdict to
 // them.
 func (h *CompactionHook) refused(j *job) (bool, int) {
-	if newPairingFaults(j.snapshot, j.result) != nil {
+	if shape.NewFaults(j.snapshot, j.result) != nil {
 		return true, 0
 	}
 	left, err := h.counter.Count(j.ctx, j.result, nil)

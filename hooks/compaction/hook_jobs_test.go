@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // TestPreparedJobExpiresWithoutItsConversation: the docs promise that
@@ -199,7 +200,7 @@ func TestPreparedJobOnSharedHistoryPrefix(t *testing.T) {
 				t.Fatalf("run %d holds a message of the other run", i)
 			}
 		}
-		if err := newPairingFaults(conv, st.Messages); err != nil {
+		if err := shape.NewFaults(conv, st.Messages); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 // it stands at PrepareAt, while the agent keeps calling the model with the
 // whole of it. At the trigger the hook swaps the prepared result in for the
 // prefix it covers and keeps what was appended since verbatim
-// (mergeAppended), so the call waits for nothing. While the job is still
+// (shape.MergeAppended), so the call waits for nothing. While the job is still
 // running a call at the trigger goes out uncompacted (deferred) up to the
 // ceiling; from the ceiling on it waits for what is left of the job.
 //

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // ppCompactor replaces everything between the system prompt and the last
@@ -224,7 +225,7 @@ func TestPreparedCompactionApplied(t *testing.T) {
 	if !strings.Contains(st.Messages[1].Content, "task: task-0") {
 		t.Fatalf("summary %q is not this conversation's", st.Messages[1].Content)
 	}
-	if err := newPairingFaults(grown, st.Messages); err != nil {
+	if err := shape.NewFaults(grown, st.Messages); err != nil {
 		t.Fatal(err)
 	}
 	if len(reports) != 1 || !reports[0].Prepared {
@@ -305,7 +306,7 @@ func TestPreparedResultNotApplied(t *testing.T) {
 			if len(calls) != 2 || calls[1].messages != len(now) {
 				t.Fatalf("compactor calls %+v, want the prepared one and one on the %d current messages", calls, len(now))
 			}
-			if err := newPairingFaults(now, st.Messages); err != nil {
+			if err := shape.NewFaults(now, st.Messages); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -339,7 +340,7 @@ func TestPreparedSharedHookConcurrentRuns(t *testing.T) {
 						t.Errorf("%s got a summary of another conversation: %q", task, m.Content)
 					}
 				}
-				if err := newPairingFaults(msgs, st.Messages); err != nil {
+				if err := shape.NewFaults(msgs, st.Messages); err != nil {
 					t.Error(err)
 				}
 				msgs = ppStep(st.Messages, task, step)
@@ -418,7 +419,7 @@ func TestPreparedTopUp(t *testing.T) {
 	if trigger, _ := h.Thresholds(); float64(count(fc1, st.Messages...)) >= trigger {
 		t.Fatalf("after the top-up the call is %d tokens, trigger %v", count(fc1, st.Messages...), trigger)
 	}
-	if err := newPairingFaults(now, st.Messages); err != nil {
+	if err := shape.NewFaults(now, st.Messages); err != nil {
 		t.Fatal(err)
 	}
 }

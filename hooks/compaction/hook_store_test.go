@@ -13,6 +13,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // idCompactor gives a test compactor an Identifier identity.
@@ -105,7 +106,7 @@ func TestSharedPreparedAppliedByAnotherHook(t *testing.T) {
 			if !digest.Same(st.Messages[1], now[1]) || !HasMarkerKey(st.Messages[2]) {
 				t.Fatalf("B's conversation is not A's compaction (request, summary): %v", st.Messages[1:3])
 			}
-			if err := newPairingFaults(now, st.Messages); err != nil {
+			if err := shape.NewFaults(now, st.Messages); err != nil {
 				t.Fatal(err)
 			}
 			if last := st.Messages[len(st.Messages)-1]; !digest.Same(last, now[len(now)-1]) {
@@ -254,7 +255,7 @@ func TestSharedEntryChecked(t *testing.T) {
 			if calls, want := len(c.callsNow()), map[bool]int{true: 0, false: 1}[tc.apply]; calls != want {
 				t.Fatalf("compactor calls %d, want %d", calls, want)
 			}
-			if err := newPairingFaults(conv, st.Messages); err != nil || !digest.Same(st.Messages[0], conv[0]) {
+			if err := shape.NewFaults(conv, st.Messages); err != nil || !digest.Same(st.Messages[0], conv[0]) {
 				t.Fatalf("pairing %v, system prompt kept %v", err, digest.Same(st.Messages[0], conv[0]))
 			}
 		})

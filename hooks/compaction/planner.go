@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // The tiers a summarization plan can come from, in the order they are tried.
@@ -76,271 +78,6 @@ func (c *SummarizationCompactor) Plan(ctx context.Context, messages []*schema.Me
 		counter = DefaultCounter()
 	}
 	return c.plan(ctx, messages, max(target, 0), counter, nil, false)
-}
-
-// planRegions holds the landmarks of a conversation (reference A.2).
-type planRegions struct {
-	systemEnd int // end of the leading block of unmarked system messages
-	task      int // index of the last real user message, -1 when there is none
-}
-
-func planRegionsOf(messages []*schema.Message) planRegions {
-	r := planRegions{systemEnd: len(messages), task: -1}
-	for i, m := range messages {
-		if m == nil || m.Role != schema.System || HasMarkerKey(m) {
-			r.systemEnd = i
-			break
-		}
-	}
-	for i := len(messages) - 1; i >= r.systemEnd; i-- {
-		if IsRealUser(messages[i]) {
-			r.task = i
-			break
-		}
-	}
-	return r
-}
-
-// historyEnd is where the history region stops: the task anchor, or the end
-// of the system block when there is no anchor (then there is no history).
-func (r planRegions) historyEnd() int {
-	if r.task < 0 {
-		return r.systemEnd
-	}
-	return r.task
-}
-
-// taskStart is where agent steps are searched from.
-func (r planRegions) taskStart() int {
-	if r.task < 0 {
-		return r.systemEnd
-	}
-	return r.task + 1
-}
-
-// historicalTurns splits the history into turns: each real user message
-// opens one that runs to the next real user message. Messages before the
-// first real user message belong to no turn. Groups are windows of seq, the
-// identity sequence, so cutting costs no allocation per group.
-func historicalTurns(messages []*schema.Message, r planRegions, seq []int) [][]int {
-	var out [][]int
-	start := -1
-	for i := r.systemEnd; i < r.historyEnd(); i++ {
-		if IsRealUser(messages[i]) {
-			if start >= 0 {
-				out = append(out, seq[start:i])
-			}
-			start = i
-		}
-	}
-	if start >= 0 {
-		out = append(out, seq[start:r.historyEnd()])
-	}
-	return out
-}
-
-// turnUnits cuts each turn at its step boundaries: the request with its
-// first step, then each later step (an assistant message with what follows
-// it up to the next assistant message). Taking units oldest first takes
-// whole turns while whole turns are needed, and only the older part of the
-// turn that tips the balance, so recent work of an earlier turn stays
-// verbatim instead of being summarized for a few tokens' sake. A turn's
-// request is never separated from its first reply.
-func turnUnits(messages []*schema.Message, turns [][]int) [][]int {
-	var out [][]int
-	for _, t := range turns {
-		start, firstStep := 0, true
-		for k, i := range t {
-			m := messages[i]
-			if k == 0 || m == nil || m.Role != schema.Assistant {
-				continue
-			}
-			if firstStep {
-				firstStep = false
-				continue
-			}
-			out = append(out, t[start:k])
-			start = k
-		}
-		out = append(out, t[start:])
-	}
-	return out
-}
-
-// taskSteps splits the current task into agent steps: an assistant message
-// plus the tool results right after it. Anything else (summaries, notes,
-// system messages, orphan results) belongs to no step, so it is never
-// summarized here.
-func taskSteps(messages []*schema.Message, r planRegions, seq []int) [][]int {
-	return stepsIn(messages, r.taskStart(), len(messages), seq)
-}
-
-// strandedSteps returns the agent steps that follow this compactor's
-// summaries before the history's first real user message, each summary with
-// the steps after it as one group. The steps belong to no turn: a round that
-// summarized the request and first steps of the oldest turn left its later
-// steps there, after the summary, and without this they could never be
-// summarized again. They go with the summary that holds the rest of their
-// turn, so one round folds them into it; a round of a step or two alone cost
-// more than it freed. A group never reaches past the next summary, whose new
-// summary would otherwise stand before it while holding later work. Steps
-// before any summary are left alone, as the reference leaves them (case F6).
-func strandedSteps(messages []*schema.Message, r planRegions, seq []int) [][]int {
-	end := r.historyEnd()
-	var sums []int
-	for i := r.systemEnd; i < end; i++ {
-		if IsRealUser(messages[i]) {
-			end = i
-			break
-		}
-		if IsStrategy(messages[i], StrategySummarization) {
-			sums = append(sums, i)
-		}
-	}
-	var out [][]int
-	for k, sum := range sums {
-		stop := end
-		if k+1 < len(sums) {
-			stop = sums[k+1]
-		}
-		group := []int{sum}
-		for _, st := range stepsIn(messages, sum+1, stop, seq) {
-			group = append(group, st...)
-		}
-		if len(group) > 1 {
-			out = append(out, group)
-		}
-	}
-	return out
-}
-
-// stepsIn splits messages[from:to] into agent steps, as taskSteps does.
-func stepsIn(messages []*schema.Message, from, to int, seq []int) [][]int {
-	var out [][]int
-	for i := from; i < to; {
-		m := messages[i]
-		if m == nil || m.Role != schema.Assistant {
-			i++
-			continue
-		}
-		start := i
-		i++
-		for i < to && IsToolResult(messages[i]) {
-			i++
-		}
-		out = append(out, seq[start:i])
-	}
-	return out
-}
-
-// keepPairs makes candidate groups safe to summarize: no tool call may be
-// replaced while one of its results stays, and no result while its call
-// stays. The reference grouping already guarantees this for ordinary agent
-// conversations; this pass covers the rest (a system message or a note
-// between a call and its results, a call whose results sit across a turn
-// boundary). A result that belongs to no group joins its call's group;
-// candidates linked to each other merge into one, placed where the older one
-// was; a candidate linked to a message that must stay (one in others, or a
-// call outside every group) is dropped. Pairs are matched by call id, each
-// result to the latest earlier call with its id.
-func keepPairs(messages []*schema.Message, candidates, others [][]int) [][]int {
-	const free, protected = -1, -2
-	owner := make([]int, len(messages))
-	for i := range owner {
-		owner[i] = free
-	}
-	for _, g := range others {
-		for _, i := range g {
-			owner[i] = protected
-		}
-	}
-	for n, g := range candidates {
-		for _, i := range g {
-			owner[i] = n
-		}
-	}
-	parent := make([]int, len(candidates))
-	for n := range parent {
-		parent[n] = n
-	}
-	find := func(n int) int {
-		for parent[n] != n {
-			parent[n] = parent[parent[n]]
-			n = parent[n]
-		}
-		return n
-	}
-	pinned := make([]bool, len(candidates))
-	joined := make([][]int, len(candidates)) // free results that follow their call
-	callAt := map[string]int{}
-	changed := false // whether any candidate needs joining, merging or pinning
-	for i, m := range messages {
-		switch {
-		case m == nil:
-		case m.Role == schema.Assistant:
-			for _, tc := range m.ToolCalls {
-				if tc.ID != "" {
-					callAt[tc.ID] = i
-				}
-			}
-		case m.Role == schema.Tool && m.ToolCallID != "":
-			j, ok := callAt[m.ToolCallID]
-			if !ok {
-				continue
-			}
-			res, cl := owner[i], owner[j]
-			changed = changed || (res != cl && (res >= 0 || cl >= 0))
-			switch {
-			case res == cl:
-			case cl >= 0 && res == free:
-				joined[cl] = append(joined[cl], i)
-			case cl >= 0 && res >= 0:
-				a, b := find(cl), find(res)
-				parent[max(a, b)] = min(a, b)
-			case res >= 0:
-				pinned[res] = true
-			case cl >= 0 && res == protected:
-				pinned[cl] = true
-			}
-		}
-	}
-	if !changed {
-		return candidates
-	}
-	for n := range candidates {
-		if pinned[n] {
-			pinned[find(n)] = true
-		}
-	}
-	out := make([][]int, 0, len(candidates))
-	slot := make([]int, len(candidates)) // position of a root's group in out
-	for n, g := range candidates {
-		root := find(n)
-		if pinned[root] {
-			continue
-		}
-		if root == n {
-			slot[n] = len(out)
-			out = append(out, nil)
-		}
-		out[slot[root]] = append(out[slot[root]], g...)
-		out[slot[root]] = append(out[slot[root]], joined[n]...)
-	}
-	for _, g := range out {
-		slices.Sort(g)
-	}
-	return out
-}
-
-// summariesIn lists this compactor's summaries in [from, to).
-func summariesIn(messages []*schema.Message, from, to int) []int {
-	var out []int
-	for i := from; i < to; i++ {
-		if IsStrategy(messages[i], StrategySummarization) {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // plan is Plan with the rounds the compaction refused as not smaller. A ctx
@@ -474,11 +211,8 @@ func newestFrom(rest *remainder, keep int) (int, error) {
 // planBelow is planKeeping taking only groups that end before index below.
 func (c *SummarizationCompactor) planBelow(rest *remainder, target int, refused refusals, recent, below int) (p Plan, bound bool, err error) {
 	messages := rest.messages
-	r := planRegionsOf(messages)
-	seq := make([]int, len(messages))
-	for i := range seq {
-		seq[i] = i
-	}
+	r := shape.RegionsOf(messages)
+	seq := shape.Seq(len(messages))
 	// Rounds are planned for the target itself, not for the band above it
 	// that a compaction accepts (closeEnough): a compaction that stops
 	// higher frees less, so the next one comes sooner and pays the
@@ -493,8 +227,8 @@ func (c *SummarizationCompactor) planBelow(rest *remainder, target int, refused 
 		return c.takeGroups(rest, before(refused.filter(messages, groups), below), target, least)
 	}
 
-	st := taskSteps(messages, r, seq)
-	historySums := summariesIn(messages, r.systemEnd, min(r.historyEnd(), below))
+	st := shape.Steps(messages, r.TaskStart(), len(messages), seq)
+	historySums := shape.SummariesIn(messages, r.SystemEnd, min(r.HistoryEnd(), below))
 	cut := max(len(st)-c.minKeep, 0)
 	if recent > 0 {
 		k, err := newestHolding(rest, st, recent)
@@ -505,11 +239,11 @@ func (c *SummarizationCompactor) planBelow(rest *remainder, target int, refused 
 			cut, bound = k, true
 		}
 	}
-	eligible := keepPairs(messages, st[:cut], st[cut:])
+	eligible := shape.KeepPairs(messages, st[:cut], st[cut:])
 	// Stranded steps go after the turns: the turns are what the reference
 	// takes, and the steps are taken when the turns do not suffice.
-	units := append(turnUnits(messages, historicalTurns(messages, r, seq)), strandedSteps(messages, r, seq)...)
-	if ts := keepPairs(messages, units, st); len(ts) > 0 {
+	units := append(shape.TurnUnits(messages, r, seq), shape.Stranded(messages, r, seq)...)
+	if ts := shape.KeepPairs(messages, units, st); len(ts) > 0 {
 		sel, fits, err := taker(ts, 1)
 		if err == nil && sel != nil && !fits && c.plansAhead() {
 			if p, ok, err := c.acrossRequest(taker, ts, historySums, eligible, r); err != nil || ok {
@@ -521,7 +255,7 @@ func (c *SummarizationCompactor) planBelow(rest *remainder, target int, refused 
 			return Plan{Tier: TierHistoricalTurns, Indices: sel}, bound, err
 		}
 	}
-	taskSums := summariesIn(messages, r.taskStart(), below)
+	taskSums := shape.SummariesIn(messages, r.TaskStart(), below)
 	if sel, err := foldSummaries(taker, historySums); err != nil || sel != nil {
 		// Folding reads summaries again, which frees the least per token
 		// read; when the planner plans ahead (plansAhead), the fold waits
@@ -558,12 +292,12 @@ func (c *SummarizationCompactor) planBelow(rest *remainder, target int, refused 
 // this applies when the planner plans ahead (plansAhead).
 // ok is false when the history with its summaries reaches the target after
 // all, or no step can be taken.
-func (c *SummarizationCompactor) acrossRequest(taker func([][]int, int) ([]int, bool, error), turns [][]int, sums []int, steps [][]int, r planRegions) (Plan, bool, error) {
-	if len(steps) == 0 || r.task < 0 {
+func (c *SummarizationCompactor) acrossRequest(taker func([][]int, int) ([]int, bool, error), turns [][]int, sums []int, steps [][]int, r shape.Regions) (Plan, bool, error) {
+	if len(steps) == 0 || r.Task < 0 {
 		return Plan{}, false, nil
 	}
 	sel, _, err := taker(append(withSummaries(turns, sums), steps...), 1)
-	if err != nil || sel == nil || slices.Max(sel) < r.task {
+	if err != nil || sel == nil || slices.Max(sel) < r.Task {
 		return Plan{}, false, err
 	}
 	return Plan{Tier: TierCurrentTaskSteps, Indices: sel}, true, nil
@@ -704,7 +438,7 @@ func (c *SummarizationCompactor) takeGroups(rest *remainder, groups [][]int, tar
 	for _, g := range taken {
 		sel = append(sel, g...)
 	}
-	slices.Sort(sel) // groups may come out of order (strandedSteps)
+	slices.Sort(sel) // groups may come out of order (shape.Stranded)
 	return sel, fits, nil
 }
 

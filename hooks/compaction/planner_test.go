@@ -563,16 +563,3 @@ func slicesContains(s []int, v int) bool {
 	}
 	return false
 }
-
-func TestTurnUnitsShape(t *testing.T) {
-	t.Parallel()
-	msgs := []*schema.Message{user("q"), asst("a"), user("q2"), call("x"), result("x", "r"), asst("done")}
-	got := turnUnits(msgs, [][]int{{0, 1}, {2, 3, 4, 5}})
-	want := [][]int{{0, 1}, {2, 3, 4}, {5}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("units %v, want %v", got, want)
-	}
-	if got := turnUnits(msgs, [][]int{{0}}); !reflect.DeepEqual(got, [][]int{{0}}) {
-		t.Errorf("a request alone is one unit: %v", got)
-	}
-}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
@@ -130,14 +131,14 @@ type transcriptView struct {
 	request int
 }
 
-// spannedRequest is the index of the current request (planRegions.task) when
+// spannedRequest is the index of the current request (shape.Regions.Task) when
 // indices hold messages before and after it but not the request itself, and
 // -1 otherwise.
 func spannedRequest(messages []*schema.Message, indices []int) int {
 	if len(indices) < 2 {
 		return -1
 	}
-	task := planRegionsOf(messages).task
+	task := shape.RegionsOf(messages).Task
 	if task < 0 || indices[0] > task || indices[len(indices)-1] < task {
 		return -1
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // StrategyToolResultPruning is the marker strategy of tool results replaced by
@@ -111,13 +112,6 @@ func (c *ToolResultPruningCompactor) Compact(ctx context.Context, messages []*sc
 	if counter == nil {
 		counter = DefaultCounter()
 	}
-	one := func(m *schema.Message) (int, error) {
-		n, err := counter.Count(ctx, []*schema.Message{m}, nil)
-		if err != nil {
-			return 0, fmt.Errorf("compaction: tool result pruning: counting: %w", err)
-		}
-		return n, nil
-	}
 	current, err := counter.Count(ctx, messages, nil)
 	if err != nil {
 		return nil, fmt.Errorf("compaction: tool result pruning: counting: %w", err)
@@ -125,10 +119,20 @@ func (c *ToolResultPruningCompactor) Compact(ctx context.Context, messages []*sc
 	if current <= targetTokens {
 		return nil, nil
 	}
+	protected, err := c.protected(ctx, messages, counter)
+	if err != nil {
+		return nil, err
+	}
+	return c.pruneOldest(ctx, messages, current, targetTokens, counter, protected)
+}
 
+// protected returns the indices of the results that are never pruned: those
+// of the newest MinKeepSteps steps that have results, and those in a deep
+// compaction's verbatim floor.
+func (c *ToolResultPruningCompactor) protected(ctx context.Context, messages []*schema.Message, counter TokenCounter) (map[int]bool, error) {
 	protected := map[int]bool{}
 	withResults := 0
-	steps := swSteps(messages, 0)
+	steps := shape.Steps(messages, 0, len(messages), shape.Seq(len(messages)))
 	for s := len(steps) - 1; s >= 0 && withResults < c.minKeep; s-- {
 		if len(steps[s]) < 2 {
 			continue // a step without results does not use up the quota
@@ -153,7 +157,20 @@ func (c *ToolResultPruningCompactor) Compact(ctx context.Context, messages []*sc
 			protected[i] = true
 		}
 	}
+	return protected, nil
+}
 
+// pruneOldest replaces results oldest first, skipping protected ones, until
+// current (the conversation's size, less each saving) is within
+// targetTokens. It returns nil when no result was replaced.
+func (c *ToolResultPruningCompactor) pruneOldest(ctx context.Context, messages []*schema.Message, current, targetTokens int, counter TokenCounter, protected map[int]bool) ([]*schema.Message, error) {
+	one := func(m *schema.Message) (int, error) {
+		n, err := counter.Count(ctx, []*schema.Message{m}, nil)
+		if err != nil {
+			return 0, fmt.Errorf("compaction: tool result pruning: counting: %w", err)
+		}
+		return n, nil
+	}
 	var out []*schema.Message
 	callNames := map[string]string{} // tool names of the calls seen so far, by call id
 	for i, m := range messages {
@@ -168,19 +185,11 @@ func (c *ToolResultPruningCompactor) Compact(ctx context.Context, messages []*sc
 		if !IsToolResult(m) || protected[i] || HasMarkerKey(m) || c.skipped(m) {
 			continue
 		}
-		orig, err := one(m)
+		pruned, saved, err := c.saving(m, callNames[m.ToolCallID], one)
 		if err != nil {
 			return nil, err
 		}
-		if orig <= c.minTokens {
-			continue
-		}
-		pruned := c.prune(m, callNames[m.ToolCallID], orig)
-		after, err := one(pruned)
-		if err != nil {
-			return nil, err
-		}
-		if saved := orig - after; saved > 0 {
+		if saved > 0 {
 			if out == nil {
 				out = slices.Clone(messages)
 			}
@@ -189,6 +198,21 @@ func (c *ToolResultPruningCompactor) Compact(ctx context.Context, messages []*sc
 		}
 	}
 	return out, nil
+}
+
+// saving returns the placeholder for m and the tokens it saves as one
+// counts them; nothing saved when m is no larger than MinTokens.
+func (c *ToolResultPruningCompactor) saving(m *schema.Message, callName string, one func(*schema.Message) (int, error)) (*schema.Message, int, error) {
+	orig, err := one(m)
+	if err != nil || orig <= c.minTokens {
+		return nil, 0, err
+	}
+	pruned := c.prune(m, callName, orig)
+	after, err := one(pruned)
+	if err != nil {
+		return nil, 0, err
+	}
+	return pruned, orig - after, nil
 }
 
 func (c *ToolResultPruningCompactor) skipped(m *schema.Message) bool {

@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // StrategySlidingWindow is the marker strategy of SlidingWindowCompactor's
@@ -86,109 +87,97 @@ func (c *SlidingWindowCompactor) Compact(ctx context.Context, messages []*schema
 	if counter == nil {
 		counter = DefaultCounter()
 	}
-	tally := func(idx []int) (int, error) {
-		n, err := counter.Count(ctx, swPick(messages, idx), nil)
-		if err != nil {
-			return 0, fmt.Errorf("compaction: sliding window: counting: %w", err)
-		}
-		return n, nil
-	}
-	total, err := counter.Count(ctx, messages, nil)
+	w := swCounter{ctx: ctx, messages: messages, counter: counter}
+	total, err := w.count(messages)
 	if err != nil {
-		return nil, fmt.Errorf("compaction: sliding window: counting: %w", err)
+		return nil, err
 	}
 	if total <= targetTokens {
 		return nil, nil
 	}
 
-	lay := swLayoutOf(messages)
-	keep := make([]bool, len(messages))
-	protected := make([]int, 0, lay.systemEnd+1)
-	for i := range lay.systemEnd {
-		protected = append(protected, i)
-	}
-	if lay.task >= 0 {
-		protected = append(protected, lay.task)
-	}
-	for _, i := range protected {
-		keep[i] = true
-	}
-	protTokens, err := tally(protected)
+	lay := shape.LayoutOf(messages, isWindowNote)
+	keep, firstStep, err := c.pick(w, lay, targetTokens)
 	if err != nil {
 		return nil, err
 	}
-	available := targetTokens - protTokens
-	taskTokens, err := tally(swFlatten(lay.steps))
-	if err != nil {
-		return nil, err
-	}
-
-	firstStep, firstTurn := 0, len(lay.turns)
-	if taskTokens > available {
-		// The current task alone is too big: history goes entirely, and
-		// steps are kept newest first while each still fits.
-		budget, first := available, len(lay.steps)
-		for i := len(lay.steps) - 1; i >= 0; i-- {
-			n, err := tally(lay.steps[i])
-			if err != nil {
-				return nil, err
-			}
-			if n > budget {
-				break
-			}
-			budget -= n
-			first = i
-		}
-		firstStep = min(first, max(len(lay.steps)-c.minKeep, 0))
-	} else {
-		budget := available - taskTokens
-		for i := len(lay.turns) - 1; i >= 0; i-- {
-			n, err := tally(lay.turns[i])
-			if err != nil {
-				return nil, err
-			}
-			if n > budget {
-				break
-			}
-			budget -= n
-			firstTurn = i
-		}
-	}
-	for _, g := range lay.turns[firstTurn:] {
-		swMarkAll(keep, g)
-	}
-	for _, g := range lay.steps[firstStep:] {
-		swMarkAll(keep, g)
-	}
-	swKeepPairsWhole(messages, keep)
-
-	var kept, removed []*schema.Message
-	for i, m := range messages {
-		if keep[i] {
-			kept = append(kept, m)
-		} else {
-			removed = append(removed, m)
-		}
-	}
+	kept, removed := swSplit(messages, keep)
 	if len(removed) == 0 {
 		return nil, nil
 	}
 	if !c.withNote {
 		return kept, nil
 	}
-	onlyNotes := true
-	for _, m := range removed {
-		onlyNotes = onlyNotes && isWindowNote(m)
-	}
-	if onlyNotes {
+	if onlyWindowNotes(removed) {
 		return nil, nil
 	}
+	out := c.withOmissionNote(lay, keep, firstStep, kept, len(removed))
+	// A note longer than the little it replaces would grow the conversation
+	// and make the hook trigger again at once: that is no compaction.
+	after, err := w.count(out)
+	if err != nil {
+		return nil, err
+	}
+	if after >= total {
+		return nil, nil
+	}
+	return out, nil
+}
 
-	// The note stands where the gap is: before the kept history when only
-	// history went, else between the current request and its kept steps.
-	limit := lay.systemEnd
+// pick marks the messages that stay: the leading system block and the
+// current request always; then, when the current task alone is too big, no
+// history and the newest steps while each still fits (never fewer than
+// MinKeepSteps), else every step and the newest turns while each still
+// fits. firstStep is the oldest step kept.
+func (c *SlidingWindowCompactor) pick(w swCounter, lay shape.Layout, targetTokens int) (keep []bool, firstStep int, err error) {
+	keep = make([]bool, len(w.messages))
+	protected := make([]int, 0, lay.SystemEnd+1)
+	for i := range lay.SystemEnd {
+		protected = append(protected, i)
+	}
+	if lay.Task >= 0 {
+		protected = append(protected, lay.Task)
+	}
+	swMarkAll(keep, protected)
+	protTokens, err := w.tally(protected)
+	if err != nil {
+		return nil, 0, err
+	}
+	available := targetTokens - protTokens
+	taskTokens, err := w.tally(swFlatten(lay.Steps))
+	if err != nil {
+		return nil, 0, err
+	}
+
+	firstTurn := len(lay.Turns)
+	if taskTokens > available {
+		// The current task alone is too big: history goes entirely, and
+		// steps are kept newest first while each still fits.
+		first, err := w.newestFitting(lay.Steps, available)
+		if err != nil {
+			return nil, 0, err
+		}
+		firstStep = min(first, max(len(lay.Steps)-c.minKeep, 0))
+	} else if firstTurn, err = w.newestFitting(lay.Turns, available-taskTokens); err != nil {
+		return nil, 0, err
+	}
+	for _, g := range lay.Turns[firstTurn:] {
+		swMarkAll(keep, g)
+	}
+	for _, g := range lay.Steps[firstStep:] {
+		swMarkAll(keep, g)
+	}
+	shape.KeepPairsWhole(w.messages, keep)
+	return keep, firstStep, nil
+}
+
+// withOmissionNote returns kept with the omission note for removed messages.
+// The note stands where the gap is: before the kept history when only
+// history went, else between the current request and its kept steps.
+func (c *SlidingWindowCompactor) withOmissionNote(lay shape.Layout, keep []bool, firstStep int, kept []*schema.Message, removed int) []*schema.Message {
+	limit := lay.SystemEnd
 	if firstStep > 0 {
-		limit = lay.stepStart
+		limit = lay.TaskStart()
 	}
 	at := 0
 	for i := range limit {
@@ -196,25 +185,15 @@ func (c *SlidingWindowCompactor) Compact(ctx context.Context, messages []*schema
 			at++
 		}
 	}
-	note := schema.UserMessage(strings.ReplaceAll(c.note, "{num_removed}", strconv.Itoa(len(removed))))
+	note := schema.UserMessage(strings.ReplaceAll(c.note, "{num_removed}", strconv.Itoa(removed)))
 	note.Extra = map[string]any{MetaKey: NewMarker(StrategySlidingWindow, 0, map[string]any{
-		"removed_messages": len(removed),
+		"removed_messages": removed,
 		"kept_messages":    len(kept),
 	})}
 	out := make([]*schema.Message, 0, len(kept)+1)
 	out = append(out, kept[:at]...)
 	out = append(out, note)
-	out = append(out, kept[at:]...)
-	// A note longer than the little it replaces would grow the conversation
-	// and make the hook trigger again at once: that is no compaction.
-	after, err := counter.Count(ctx, out, nil)
-	if err != nil {
-		return nil, fmt.Errorf("compaction: sliding window: counting: %w", err)
-	}
-	if after >= total {
-		return nil, nil
-	}
-	return out, nil
+	return append(out, kept[at:]...)
 }
 
 // isWindowNote reports whether m is one of the window's own omission notes,
@@ -226,100 +205,64 @@ func isWindowNote(m *schema.Message) bool {
 	return m != nil && m.Role == schema.User && IsStrategy(m, StrategySlidingWindow)
 }
 
-// swLayout is the shape of a conversation as the sliding window sees it.
-type swLayout struct {
-	systemEnd int     // end of the leading block of unmarked system messages
-	task      int     // index of the user's current request, -1 if none
-	stepStart int     // where the current task's steps begin
-	turns     [][]int // historical turns, the window's own notes left out
-	steps     [][]int // agent steps of the current task
+// swCounter counts groups of a conversation for the sliding window.
+type swCounter struct {
+	ctx      context.Context
+	messages []*schema.Message
+	counter  TokenCounter
 }
 
-// swLayoutOf finds the landmarks: the leading system block, the last real
-// user message (the current request), the historical turns before it and the
-// agent steps after it.
-// The landmarks are the summarizer's (planRegionsOf), so every compactor
-// agrees on what the system block and the current request are.
-func swLayoutOf(messages []*schema.Message) swLayout {
-	r := planRegionsOf(messages)
-	lay := swLayout{systemEnd: r.systemEnd, task: r.task}
-	lay.stepStart = lay.systemEnd
-	if lay.task >= 0 {
-		lay.stepStart = lay.task + 1
-		for _, turn := range swTurns(messages, lay.systemEnd, lay.task) {
-			own := make([]int, 0, len(turn))
-			for _, i := range turn {
-				if !isWindowNote(messages[i]) {
-					own = append(own, i)
-				}
-			}
-			lay.turns = append(lay.turns, own)
-		}
+func (w swCounter) count(msgs []*schema.Message) (int, error) {
+	n, err := w.counter.Count(w.ctx, msgs, nil)
+	if err != nil {
+		return 0, fmt.Errorf("compaction: sliding window: counting: %w", err)
 	}
-	lay.steps = swSteps(messages, lay.stepStart)
-	return lay
+	return n, nil
 }
 
-// swTurns splits [start, end) into turns, each starting at a real user
-// message and running to the next; anything before the first real user
-// message belongs to no turn.
-func swTurns(messages []*schema.Message, start, end int) [][]int {
-	var out [][]int
-	for i := start; i < end; i++ {
-		if IsRealUser(messages[i]) {
-			out = append(out, []int{i})
-		} else if len(out) > 0 {
-			out[len(out)-1] = append(out[len(out)-1], i)
+// tally counts the messages at idx.
+func (w swCounter) tally(idx []int) (int, error) { return w.count(swPick(w.messages, idx)) }
+
+// newestFitting returns the index of the oldest of the newest groups that
+// fit budget, each counted on its own and taken while it still fits;
+// len(groups) when the newest does not.
+func (w swCounter) newestFitting(groups [][]int, budget int) (int, error) {
+	first := len(groups)
+	for i := len(groups) - 1; i >= 0; i-- {
+		n, err := w.tally(groups[i])
+		if err != nil {
+			return 0, err
 		}
+		if n > budget {
+			break
+		}
+		budget -= n
+		first = i
 	}
-	return out
+	return first, nil
 }
 
-// swSteps lists the agent steps from start on: each assistant message with
-// the tool results that immediately follow it. Other messages belong to no
-// step.
-func swSteps(messages []*schema.Message, start int) [][]int {
-	var out [][]int
-	for i := start; i < len(messages); i++ {
-		if m := messages[i]; m == nil || m.Role != schema.Assistant {
-			continue
-		}
-		step := []int{i}
-		for i+1 < len(messages) && IsToolResult(messages[i+1]) {
-			i++
-			step = append(step, i)
-		}
-		out = append(out, step)
-	}
-	return out
-}
-
-// swKeepPairsWhole makes keep respect tool-call pairing, so that removing
-// messages can never leave a call without its results or a result without its
-// call: a result follows its call's fate, and a result whose call is nowhere
-// before it (already an orphan, which chat APIs reject) is dropped. For
-// ordinary conversations, where steps hold their results, it changes nothing.
-func swKeepPairsWhole(messages []*schema.Message, keep []bool) {
-	owner := map[string]int{}
-	lastCaller := -1
+// swSplit parts messages into those keep marks and the others, in order.
+func swSplit(messages []*schema.Message, keep []bool) (kept, removed []*schema.Message) {
 	for i, m := range messages {
-		if m == nil {
-			continue
-		}
-		switch {
-		case m.Role == schema.Assistant && len(m.ToolCalls) > 0:
-			for _, tc := range m.ToolCalls {
-				owner[tc.ID] = i
-			}
-			lastCaller = i
-		case IsToolResult(m):
-			o, ok := owner[m.ToolCallID]
-			if !ok && m.ToolCallID == "" {
-				o, ok = lastCaller, lastCaller >= 0
-			}
-			keep[i] = ok && keep[o]
+		if keep[i] {
+			kept = append(kept, m)
+		} else {
+			removed = append(removed, m)
 		}
 	}
+	return kept, removed
+}
+
+// onlyWindowNotes reports whether every message of removed is one of the
+// window's own notes.
+func onlyWindowNotes(removed []*schema.Message) bool {
+	for _, m := range removed {
+		if !isWindowNote(m) {
+			return false
+		}
+	}
+	return true
 }
 
 // swPick returns the messages at idx, in order.

@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // storeEntryVersion is the version of the encoding of a shared compaction.
@@ -171,7 +172,7 @@ func checkShared(snapshot, result []*schema.Message) error {
 	if slicesContainsNil(result) {
 		return fmt.Errorf("a nil message in the result")
 	}
-	if err := newPairingFaults(snapshot, result); err != nil {
+	if err := shape.NewFaults(snapshot, result); err != nil {
 		return err
 	}
 	for i, m := range snapshot {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // Only the block the ledger wrote is cut from a folded summary and read back
@@ -117,10 +119,10 @@ func TestStrandedStepsStopAtTheNextSummary(t *testing.T) {
 	for i := range seq {
 		seq[i] = i
 	}
-	groups := strandedSteps(msgs, planRegionsOf(msgs), seq)
+	groups := shape.Stranded(msgs, shape.RegionsOf(msgs), seq)
 	want := [][]int{{1, 2, 3}, {4, 5, 6}}
 	if !slices.EqualFunc(groups, want, slices.Equal[[]int]) {
-		t.Errorf("strandedSteps = %v, want %v", groups, want)
+		t.Errorf("shape.Stranded = %v, want %v", groups, want)
 	}
 	p, err := plNew(t, 1, 1).Plan(context.Background(), msgs, 1, fc1)
 	if err != nil {

@@ -1,12 +1,20 @@
-package compaction
+package shape
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 )
+
+// ErrBrokenPairing means a compactor returned a conversation in which a tool
+// call lost its results or a result its call (the value of
+// compaction.ErrBrokenToolPairing).
+var ErrBrokenPairing = errors.New("compaction: tool calls and results were separated")
 
 // pairingFault is one way a conversation breaks tool-call pairing: a call
 // whose result is missing, or a result that does not answer the calls just
@@ -59,7 +67,7 @@ func pairingFaultsIn(messages []*schema.Message, lastInFlight bool) []pairingFau
 				continue
 			}
 			answered := map[string]bool{}
-			for j := i + 1; j < len(messages) && IsToolResult(messages[j]); j++ {
+			for j := i + 1; j < len(messages) && message.IsToolResult(messages[j]); j++ {
 				answered[messages[j].ToolCallID] = true
 			}
 			for _, tc := range m.ToolCalls {
@@ -74,7 +82,7 @@ func pairingFaultsIn(messages []*schema.Message, lastInFlight bool) []pairingFau
 	return faults
 }
 
-// newPairingFaults reports, as an error wrapping ErrBrokenToolPairing, the
+// NewFaults reports, as an error wrapping ErrBrokenPairing, the
 // pairing faults in after that before did not already have. Faults the
 // caller's conversation came with are the caller's; a compactor must not add
 // any.
@@ -87,7 +95,7 @@ func pairingFaultsIn(messages []*schema.Message, lastInFlight bool) []pairingFau
 //
 // A call that ends after is in flight only if it was in flight in before;
 // otherwise a compactor that dropped the newest results would pass.
-func newPairingFaults(before, after []*schema.Message) error {
+func NewFaults(before, after []*schema.Message) error {
 	had := map[pairingFault]bool{}
 	for _, f := range pairingFaults(before) {
 		had[f] = true
@@ -105,7 +113,7 @@ func newPairingFaults(before, after []*schema.Message) error {
 	if len(added) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %v", ErrBrokenToolPairing, added)
+	return fmt.Errorf("%w: %v", ErrBrokenPairing, added)
 }
 
 // pairingOrigins maps each message of after that can carry a pairing fault

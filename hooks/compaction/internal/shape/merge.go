@@ -1,4 +1,4 @@
-package compaction
+package shape
 
 import (
 	"github.com/cloudwego/eino/schema"
@@ -6,7 +6,7 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 )
 
-// mergeAppended decides what the hook writes back once a compaction of
+// MergeAppended decides what the hook writes back once a compaction of
 // snapshot finished while current is what State.Messages holds now. Messages
 // appended since the snapshot (by whatever wrote to the state while the
 // summarizer was busy) follow the compacted conversation, so no write is
@@ -15,7 +15,7 @@ import (
 // since merging two rewrites could drop or duplicate messages. A message of
 // current equal in content to the snapshot's (a middleware that copies every
 // message) is no rewrite (digest.Same).
-func mergeAppended(snapshot, current, compacted []*schema.Message) (merged []*schema.Message, ok bool) {
+func MergeAppended(snapshot, current, compacted []*schema.Message) (merged []*schema.Message, ok bool) {
 	if len(current) < len(snapshot) {
 		return nil, false
 	}
