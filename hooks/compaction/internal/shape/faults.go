@@ -40,6 +40,16 @@ func pairingFaults(messages []*schema.Message) []pairingFault {
 	return pairingFaultsIn(messages, true)
 }
 
+// Faults is pairingFaults as text, "call ID" or "result ID" per fault in
+// conversation order, for checks that name what they found.
+func Faults(messages []*schema.Message) []string {
+	var out []string
+	for _, f := range pairingFaults(messages) {
+		out = append(out, f.String())
+	}
+	return out
+}
+
 // pairingFaultsIn is pairingFaults where lastInFlight says whether calls in
 // the last message count as in flight.
 func pairingFaultsIn(messages []*schema.Message, lastInFlight bool) []pairingFault {

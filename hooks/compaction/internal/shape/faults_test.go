@@ -24,10 +24,7 @@ func TestPairingFaults(t *testing.T) {
 		{"result of an older call after a newer one", []*schema.Message{call("a"), result("a", "r"), call("b"), result("a", "late"), result("b", "r")}, []string{"result a"}},
 	}
 	for _, tc := range tests {
-		var got []string
-		for _, f := range pairingFaults(tc.msgs) {
-			got = append(got, f.String())
-		}
+		got := Faults(tc.msgs)
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
