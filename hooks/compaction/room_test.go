@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // roomSpy is a compactor whose usual result buys little room: it
@@ -139,7 +140,7 @@ func TestCompactionGoesDeeperToBuyRoom(t *testing.T) {
 			} else if room >= roomWanted || r.Deeper || !r.NoRoom || r.Err != nil {
 				t.Errorf("room %.2f steps, Deeper %v, NoRoom %v, Err %v; want the first result reported as buying no room", room, r.Deeper, r.NoRoom, r.Err)
 			}
-			if faults := pairingFaults(state.Messages); len(faults) > 0 {
+			if faults := shape.Faults(state.Messages); len(faults) > 0 {
 				t.Errorf("pairing faults: %v", faults)
 			}
 			for i := range msgs {
