@@ -21,7 +21,7 @@ func runBillOnly(steps, window int, prepareAt, compactTo float64, stdout io.Writ
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(stdout, billReport(bills, steps, window))
+	_, err = fmt.Fprintln(stdout, billReport(bills, steps, window)+targets32Table(bills, nil))
 	return err
 }
 

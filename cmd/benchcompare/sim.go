@@ -71,6 +71,8 @@ func runSimulation(steps, window int, prepareAt float64, docs string, stdout io.
 	}
 	archive := archiveReport(archived, steps, window)
 	fmt.Fprintln(stdout, archive)
+	targets := targets32Table(bills, ttlCosts)
+	fmt.Fprintln(stdout, targets)
 	report := simReport(all, steps, window, docs != "")
 	fmt.Fprintln(stdout, report)
 	room := roomReport(all, window)
@@ -88,6 +90,9 @@ func runSimulation(steps, window int, prepareAt float64, docs string, stdout io.
 		return err
 	}
 	if err := updateDoc(docPath(docs), blockArchive, "Measured on "+machine()+".\n\n"+archive); err != nil {
+		return err
+	}
+	if err := updateDoc(docPath(docs), blockTargets32, "Measured on "+machine()+".\n\n"+targets); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(docs, plotFile), []byte(plotSVG(all, window)), 0o644); err != nil {

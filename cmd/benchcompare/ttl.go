@@ -81,13 +81,7 @@ func ttlReport(runs map[bench.Shape][]ttlRun, costs map[bench.Shape][]map[string
 		"bill / Eino's, median of the per-seed ratios. The hooks run in their defaults; %q is the prepared hook with `CacheTTL` 0.\n\n",
 		steps, window, len(simSeeds), compaction.DefaultCacheTTL, ttlColdOff)
 	b.WriteString("| shape | strategy | OpenAI-like | Anthropic-like | compactions | applied early, cache cold |\n|---|---|---:|---:|---:|---:|\n")
-	ratio := func(shape bench.Shape, s, base, col string) float64 {
-		var vs []float64
-		for _, c := range costs[shape] {
-			vs = append(vs, c[s][col]/c[base][col])
-		}
-		return median(vs)
-	}
+	ratio := func(shape bench.Shape, s, base, col string) float64 { return ttlRatio(costs[shape], s, base, col) }
 	count := func(shape bench.Shape, s string, f func(*bench.SimResult) int) float64 {
 		var vs []float64
 		for _, run := range runs[shape] {
@@ -118,4 +112,14 @@ func ttlReport(runs map[bench.Shape][]ttlRun, costs map[bench.Shape][]map[string
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// ttlRatio is the median over one shape's seeds of strategy s's TTL bill in
+// column col over base's.
+func ttlRatio(costs []map[string]map[string]float64, s, base, col string) float64 {
+	var vs []float64
+	for _, c := range costs {
+		vs = append(vs, c[s][col]/c[base][col])
+	}
+	return median(vs)
 }
