@@ -174,7 +174,9 @@ type HookConfig struct {
 	// LastModelCallAt), the coming call finds nothing cached, so a
 	// compaction applied then counts no invalidated prefix and always pays,
 	// and a compaction prepared in the background (PrepareAt) that is
-	// ready is applied at once, below CompactAt (Report.ColdCache).
+	// ready is applied at once, below CompactAt (Report.ColdCache); without
+	// PrepareAt, a cold call in the last third of the way from CompactTo
+	// to CompactAt is compacted at once.
 	// Presets: PricesOpenAI, PricesAnthropic, PricesNoCache.
 	Prices *Prices
 	// AimAtCompactTo makes every compaction aim at CompactTo, as the
@@ -419,9 +421,10 @@ func (h *CompactionHook) Decide(ctx context.Context, state *hooks.State) (Report
 			"provider_tokens", state.ContextTokens, "trigger_tokens", trigger, "triggered", r.Triggered)
 	}
 	// early: a cold cache and a prepared compaction ready below the
+	// trigger; coldNow: a cold cache and a synchronous hook near the
 	// trigger (see hook_cold.go).
-	early := !r.Triggered && h.coldReady(ctx, state, &r)
-	if !r.Triggered && !early {
+	early, coldNow := h.coldEarly(ctx, state, &r)
+	if !r.Triggered && !early && !coldNow {
 		if h.prepareAt > 0 {
 			r.Preparing = h.prepare(ctx, state, est)
 		}

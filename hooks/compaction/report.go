@@ -122,9 +122,10 @@ type Report struct {
 	// ColdCache: the provider's cache of the conversation had expired
 	// (hooks.State.LastModelCallAt older than Prices.CacheTTL), so a
 	// compaction applied at this call invalidated nothing
-	// (InvalidatedTokens 0). With Triggered false, the call applied a
-	// compaction prepared in the background below the trigger for that
-	// reason (see HookConfig.PrepareAt).
+	// (InvalidatedTokens 0). With Triggered false and Compacted true, the
+	// call was compacted below the trigger for that reason: it applied a
+	// compaction prepared in the background (see HookConfig.PrepareAt), or,
+	// without PrepareAt, it was near the trigger (see HookConfig.Prices).
 	ColdCache bool
 	// Unprofitable: HookConfig.Prices is set and the compaction's result was
 	// not applied, because re-sending what it keeps costs more than the
