@@ -514,7 +514,12 @@ func (h *CompactionHook) compactNow(ctx context.Context, state *hooks.State, r *
 	messages := slices.Clone(state.Messages)
 	// This compaction's outcome replaces that of a prepared one it follows.
 	r.Err = nil
-	j := h.newJob(WithRequestTools(ctx, state.Tools), messages, r.TokensAfter, r.Target, r)
+	jctx := WithRequestTools(ctx, state.Tools)
+	if r.ColdCache {
+		// Nothing of the agent's prefix is cached: see aligned_cold.go.
+		jctx = withColdCache(jctx)
+	}
+	j := h.newJob(jctx, messages, r.TokensAfter, r.Target, r)
 	compacted, err := h.compact(ctx, j, r)
 	if err != nil || compacted == nil {
 		return err

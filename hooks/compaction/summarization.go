@@ -126,7 +126,10 @@ type SummarizationConfig struct {
 	// (Round.Shape, Round.AlignedFallback). Behind a Pipeline the request is
 	// the conversation the Pipeline was given, as the agent sent it, not what
 	// earlier stages made of it, and a tool result a pruning stage replaced
-	// is named as the result it stands for. Default false: the transcript
+	// is named as the result it stands for. A CompactionHook's synchronous
+	// compaction of a call whose cache has gone cold (Report.ColdCache)
+	// sends the transcript request: nothing is left to read from the cache.
+	// Default false: the transcript
 	// request (see docs/compaction.md). Set it when ChatModel is the
 	// agent's own model: integration/fx does so by default then
 	// (compaction.summarize.cache_aligned), and so does the quickstart.
@@ -374,7 +377,7 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 	var refused refusals
 	var lastRefusal error // the last ErrSummaryNotSmaller, said at Warn if no round was applied
 	var al *alignment
-	if c.aligned {
+	if c.aligned && !coldCacheOf(ctx) {
 		al = newAlignment(ctx, messages)
 	}
 	for current > target {
