@@ -10,6 +10,8 @@ import (
 	"weak"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 )
 
 // cachedAndPlain returns two counters with the same settings, one with the
@@ -101,7 +103,7 @@ func TestCostCacheFollowsNewMessagesOnly(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	msgs := randomMessages(r, 20)
 	measured := 0
-	measure := func(m *schema.Message) Cost { measured++; return c.cost(new(runeTally), m) }
+	measure := func(m *schema.Message) Cost { measured++; return c.cost(new(render.Tally), m) }
 	c.costs.sum(msgs, measure)
 	if measured != 20 {
 		t.Fatalf("first count measured %d messages, want 20", measured)
@@ -127,7 +129,7 @@ func TestCostCacheLongerThanItsBound(t *testing.T) {
 	c, plain := cachedAndPlain(t, 4, 16)
 	msgs := randomMessages(rand.New(rand.NewPCG(7, 8)), 20)
 	measured := 0
-	measure := func(m *schema.Message) Cost { measured++; return c.cost(new(runeTally), m) }
+	measure := func(m *schema.Message) Cost { measured++; return c.cost(new(render.Tally), m) }
 	for round := range 3 {
 		measured = 0
 		got := c.costs.sum(msgs, measure)
@@ -272,7 +274,7 @@ func TestCostCacheConversationsSharingTheirStart(t *testing.T) {
 		convs[i] = append(append([]*schema.Message{}, shared...), randomMessages(r, 20)...)
 	}
 	measured := 0
-	measure := func(m *schema.Message) Cost { measured++; return c.cost(new(runeTally), m) }
+	measure := func(m *schema.Message) Cost { measured++; return c.cost(new(render.Tally), m) }
 	for _, conv := range convs {
 		c.costs.sum(conv, measure)
 	}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 )
 
 // TokenCounter measures a conversation (and the tool schemas sent with it) in
@@ -202,9 +204,9 @@ func (c *ApproximateTokenCounter) Count(_ context.Context, messages []*schema.Me
 		return 0, nil
 	}
 	// One tally serves every message: handing each its own would cost an
-	// allocation per message, since the tally escapes through textSink.
+	// allocation per message, since the tally escapes through the writer.
 	var sum Cost
-	t := new(runeTally)
+	t := new(render.Tally)
 	if c.costs != nil {
 		sum = c.costs.sum(messages, func(m *schema.Message) Cost { return c.cost(t, m) })
 	} else {
@@ -237,7 +239,7 @@ func tokensOf(units int, charsPerToken float64, flat int) int {
 // MessageCost implements AdditiveCounter.
 func (c *ApproximateTokenCounter) MessageCost(msg *schema.Message) Cost {
 	c = c.settings()
-	return c.cost(new(runeTally), msg)
+	return c.cost(new(render.Tally), msg)
 }
 
 // messageCosts is MessageCost of each message, read from the cache where
@@ -246,7 +248,7 @@ func (c *ApproximateTokenCounter) MessageCost(msg *schema.Message) Cost {
 func (c *ApproximateTokenCounter) messageCosts(messages []*schema.Message) []Cost {
 	c = c.settings()
 	out := make([]Cost, len(messages))
-	t := new(runeTally)
+	t := new(render.Tally)
 	measure := func(m *schema.Message) Cost { return c.cost(t, m) }
 	if c.costs != nil {
 		c.costs.sumEach(messages, measure, out)
@@ -259,19 +261,19 @@ func (c *ApproximateTokenCounter) messageCosts(messages []*schema.Message) []Cos
 }
 
 // cost measures msg with t, which it resets first.
-func (c *ApproximateTokenCounter) cost(t *runeTally, msg *schema.Message) Cost {
-	t.n = 0
-	renderOne(t, msg, RenderOptions{})
-	cost := Cost{Units: t.n}
+func (c *ApproximateTokenCounter) cost(t *render.Tally, msg *schema.Message) Cost {
+	t.N = 0
+	render.Message(t, msg, render.Options{})
+	cost := Cost{Units: t.N}
 	if msg == nil {
 		return cost
 	}
-	cost.Units += runeLen(ReasoningSent(msg))
-	for p := range contentParts(msg) {
-		if p.isText {
+	cost.Units += render.RuneLen(ReasoningSent(msg))
+	for p := range render.Parts(msg) {
+		if p.IsText {
 			continue
 		}
-		if p.attachment.Kind == AttachmentImage {
+		if p.Attachment.Kind == AttachmentImage {
 			cost.Flat += c.tokensPerImage
 		} else {
 			cost.Flat += c.tokensPerFile
@@ -312,11 +314,11 @@ type toolKey struct {
 
 const maxToolSizes = 1024
 
-// units is runeLen(RenderTools(tools)): "[" + the objects of the non-nil
+// units is render.RuneLen(RenderTools(tools)): "[" + the objects of the non-nil
 // tools joined by ", " + "]", so it adds up from one size per tool.
 func (s *toolSizes) units(tools []*schema.ToolInfo) int {
 	if s == nil {
-		return runeLen(RenderTools(tools))
+		return render.RuneLen(RenderTools(tools))
 	}
 	total, k := 2, 0
 	for _, t := range tools {
@@ -337,7 +339,7 @@ func (s *toolSizes) of(t *schema.ToolInfo) int {
 	if v, ok := s.m.Load(key); ok {
 		return v.(int)
 	}
-	n := runeLen(RenderTools([]*schema.ToolInfo{t})) - 2
+	n := render.RuneLen(RenderTools([]*schema.ToolInfo{t})) - 2
 	if s.n.Add(1) > maxToolSizes {
 		s.m.Clear()
 		s.n.Store(1)

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 )
 
 func userParts(parts ...schema.MessageInputPart) *schema.Message {
@@ -24,7 +26,7 @@ func TestApproximateCounter(t *testing.T) {
 	file := filePart("report.pdf", "application/pdf", nil)
 	searchTool := &schema.ToolInfo{Name: "search", Desc: "Search the web.", ParamsOneOf: schema.NewParamsOneOfByParams(
 		map[string]*schema.ParameterInfo{"query": {Type: schema.String, Required: true}})}
-	toolsLen := runeLen(RenderTools([]*schema.ToolInfo{searchTool}))
+	toolsLen := render.RuneLen(RenderTools([]*schema.ToolInfo{searchTool}))
 	tests := []struct {
 		name  string
 		cfg   *ApproximateConfig

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -50,27 +49,5 @@ func TestCounterInvalidUTF8CountsWhatIsSent(t *testing.T) {
 				t.Fatalf("a %d-byte text counts %d tokens; as the provider receives it, %d", len(tt.text), got, want)
 			}
 		})
-	}
-}
-
-// TestRuneLenIsRuneCount: runeLen agrees with utf8.RuneCountInString on
-// valid and invalid text, at every length around its 8- and 16-byte steps,
-// and stays additive when texts are joined at an ASCII byte.
-func TestRuneLenIsRuneCount(t *testing.T) {
-	t.Parallel()
-	pieces := []string{"", "a", "日", "\x80", "\xE6\x97", "\xff", "🙂", "Ж", "\xF0\x9F\x99"}
-	for _, a := range pieces {
-		for _, b := range pieces {
-			for n := 0; n < 40; n++ {
-				s := strings.Repeat("x", n) + a + strings.Repeat(b, n%5)
-				if got, want := runeLen(s), utf8.RuneCountInString(s); got != want {
-					t.Fatalf("runeLen(%q) = %d, want %d", s, got, want)
-				}
-				joined := s + "\n" + b + a
-				if runeLen(joined) != runeLen(s)+1+runeLen(b+a) {
-					t.Fatalf("runeLen is not additive at an ASCII byte: %q", joined)
-				}
-			}
-		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
@@ -24,7 +25,7 @@ func (p primedCounter) Count(_ context.Context, messages []*schema.Message, tool
 	if len(messages) == 0 && len(tools) == 0 {
 		return 0, nil
 	}
-	return p.perCall + runeLen(Render(messages, RenderOptions{})) + runeLen(RenderTools(tools)), nil
+	return p.perCall + render.RuneLen(Render(messages, RenderOptions{})) + render.RuneLen(RenderTools(tools)), nil
 }
 
 // verbatimTail is how many of the newest messages of out are the caller's

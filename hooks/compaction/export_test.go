@@ -7,6 +7,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
@@ -34,6 +35,16 @@ func ReferenceTranscript(messages []*schema.Message, indices []int) string {
 		b.WriteString(entryLookalike.ReplaceAllString(RenderMessage(m, opts), "($1)"))
 	}
 	return neutralise(b.String())
+}
+
+// indentContinuation is the transcript's indent as a string, for
+// RenderOptions.Text: the lines after the first of s that start like a
+// transcript line are indented.
+func indentContinuation(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	render.Indent(&b, s, false)
+	return b.String()
 }
 
 // WrappedTranscript is the summarizer's user message for indices from a

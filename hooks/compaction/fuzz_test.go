@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 )
 
 // The fuzz targets. `go test` runs their seeds and the corpora committed in
@@ -67,9 +69,9 @@ func fzCheckRender(t *testing.T, counter *ApproximateTokenCounter, msgs []*schem
 	// texts as sent. Reasoning is not rendered but is counted where the
 	// client sends it (TestReasoningSentMatchesTheClient pins that rule on
 	// the wire).
-	runes := runeLen(Render(fzAsSent(msgs), RenderOptions{}))
+	runes := render.RuneLen(Render(fzAsSent(msgs), RenderOptions{}))
 	for _, m := range msgs {
-		runes += runeLen(ReasoningSent(m))
+		runes += render.RuneLen(ReasoningSent(m))
 	}
 	if len(msgs) > 0 && units+len(msgs)-1 != runes {
 		t.Fatalf("message costs %d + %d separators != %d code points rendered and reasoning sent", units, len(msgs)-1, runes)
@@ -118,8 +120,8 @@ func fzCheckHeaders(t *testing.T, msgs []*schema.Message) {
 		want := 1
 		if m.Role != schema.Tool && !IsStrategy(m, StrategySummarization) {
 			texts, attachments := 0, 0
-			for p := range contentParts(m) {
-				if p.isText {
+			for p := range render.Parts(m) {
+				if p.IsText {
 					texts = 1
 				} else {
 					attachments++
@@ -181,23 +183,23 @@ func fzAsSent(msgs []*schema.Message) []*schema.Message {
 			continue
 		}
 		c := *m
-		c.Content, c.ToolName, c.ToolCallID = validUTF8(c.Content), validUTF8(c.ToolName), validUTF8(c.ToolCallID)
+		c.Content, c.ToolName, c.ToolCallID = render.ValidUTF8(c.Content), render.ValidUTF8(c.ToolName), render.ValidUTF8(c.ToolCallID)
 		c.ToolCalls = slices.Clone(c.ToolCalls)
 		for j := range c.ToolCalls {
 			tc := &c.ToolCalls[j]
-			tc.ID, tc.Function.Name, tc.Function.Arguments = validUTF8(tc.ID), validUTF8(tc.Function.Name), validUTF8(tc.Function.Arguments)
+			tc.ID, tc.Function.Name, tc.Function.Arguments = render.ValidUTF8(tc.ID), render.ValidUTF8(tc.Function.Name), render.ValidUTF8(tc.Function.Arguments)
 		}
 		c.UserInputMultiContent = slices.Clone(c.UserInputMultiContent)
 		for j := range c.UserInputMultiContent {
-			c.UserInputMultiContent[j].Text = validUTF8(c.UserInputMultiContent[j].Text)
+			c.UserInputMultiContent[j].Text = render.ValidUTF8(c.UserInputMultiContent[j].Text)
 		}
 		c.AssistantGenMultiContent = slices.Clone(c.AssistantGenMultiContent)
 		for j := range c.AssistantGenMultiContent {
-			c.AssistantGenMultiContent[j].Text = validUTF8(c.AssistantGenMultiContent[j].Text)
+			c.AssistantGenMultiContent[j].Text = render.ValidUTF8(c.AssistantGenMultiContent[j].Text)
 		}
 		c.MultiContent = slices.Clone(c.MultiContent)
 		for j := range c.MultiContent {
-			c.MultiContent[j].Text = validUTF8(c.MultiContent[j].Text)
+			c.MultiContent[j].Text = render.ValidUTF8(c.MultiContent[j].Text)
 		}
 		out[i] = &c
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 )
 
 // Notation of reference-behaviour.md §0.1, shared by every test in the package.
@@ -61,7 +63,7 @@ func (f fakeCounter) Count(_ context.Context, messages []*schema.Message, tools 
 	if len(messages) == 0 && len(tools) == 0 {
 		return 0, nil
 	}
-	n := runeLen(Render(messages, RenderOptions{})) + runeLen(RenderTools(tools))
+	n := render.RuneLen(Render(messages, RenderOptions{})) + render.RuneLen(RenderTools(tools))
 	return n / f.k, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 )
 
 // hookRecorder is a Compactor (and lifecycle participant) that records what
@@ -302,7 +303,7 @@ func TestEstimate(t *testing.T) {
 		{"reported plus trailing tool result", msgs, nil, 5000, 5000 + 414/4},
 		{"nothing after the reply", msgs[:2], nil, 5000, 5000},
 		{"no assistant: everything on top", msgs[:1], nil, 5000, 5000 + 12/4},
-		{"unknown: full count with tools", msgs, []*schema.ToolInfo{lookup}, 0, (runeLen(Render(msgs, RenderOptions{})) + runeLen(RenderTools([]*schema.ToolInfo{lookup}))) / 4},
+		{"unknown: full count with tools", msgs, []*schema.ToolInfo{lookup}, 0, (render.RuneLen(Render(msgs, RenderOptions{})) + render.RuneLen(RenderTools([]*schema.ToolInfo{lookup}))) / 4},
 		{"tools ignored when reported", msgs, []*schema.ToolInfo{lookup}, 5000, 5000 + 414/4},
 	}
 	for _, tc := range tests {

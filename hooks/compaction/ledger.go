@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
@@ -221,7 +222,7 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 			text = spotlight.UnmarkAll(summaryBody(m))
 		} else {
 			scratch.Reset()
-			renderOne(&scratch, m, RenderOptions{Attachment: DescribeAttachment})
+			render.Message(&scratch, m, render.Options{Attachment: render.Describe})
 			text = unsafe.String(unsafe.SliceData(scratch.Bytes()), scratch.Len())
 			owned = false
 		}
@@ -405,14 +406,14 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 		// add up over concatenation: a probe's block is measured from the
 		// lines' lengths, without building it, and a line is built only to
 		// be measured when marking or escaping changes its value.
-		before := runeLen("[" + string(schema.User) + "] " + ledgerHeading)
+		before := render.RuneLen("[" + string(schema.User) + "] " + ledgerHeading)
 		runes := []int{0} // runes[k]: the first k lines, each with its "\n"
 		size = func(k int) (int, error) {
 			for len(runes) <= k {
 				i := len(runes) - 1
 				runes = append(runes, runes[i]+1+ledgerLineRunes(lost[i]))
 			}
-			units := before + runes[k] + runeLen(legend(k))
+			units := before + runes[k] + render.RuneLen(legend(k))
 			if d := len(lost) - k; d > 0 {
 				units += droppedNoteRunes(d)
 			}
@@ -509,20 +510,21 @@ const (
 	droppedAfter  = " more dropped to fit the cap)"
 )
 
-// droppedNoteRunes is runeLen(droppedNote(dropped)), without building the
-// note (fit measures one per probe): it is ASCII, one code point a byte.
+// droppedNoteRunes is render.RuneLen(droppedNote(dropped)), without
+// building the note (fit measures one per probe): it is ASCII, one code
+// point a byte.
 func droppedNoteRunes(dropped int) int {
 	var digits [20]byte
 	return len(droppedBefore) + len(strconv.AppendInt(digits[:0], int64(dropped), 10)) + len(droppedAfter)
 }
 
-// ledgerLineRunes is runeLen(ledgerLine(e)), without building the line when
-// neither escaping nor marking changes the value.
+// ledgerLineRunes is render.RuneLen(ledgerLine(e)), without building the
+// line when neither escaping nor marking changes the value.
 func ledgerLineRunes(e ledgerEntry) int {
 	if !spotlight.NeedsMark(e.value) && escapeSummaryTags(e.value) == e.value {
-		return 2 + runeLen(e.value) + len(ledgerTag(e.tag))
+		return 2 + render.RuneLen(e.value) + len(ledgerTag(e.tag))
 	}
-	return runeLen(ledgerLine(e))
+	return render.RuneLen(ledgerLine(e))
 }
 
 // ledgerBlockValues reads back the identifiers a summary's own ledger block

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 )
 
 func ledgerCall(id, name, args string) *schema.Message {
@@ -182,7 +184,7 @@ func TestLedgerBlockOfEqualsLines(t *testing.T) {
 func TestDroppedNoteRunes(t *testing.T) {
 	t.Parallel()
 	for _, d := range []int{1, 9, 10, 99, 100, 12345, 1 << 40, -7, 0} {
-		if got, want := droppedNoteRunes(d), runeLen(droppedNote(d)); got != want {
+		if got, want := droppedNoteRunes(d), render.RuneLen(droppedNote(d)); got != want {
 			t.Errorf("droppedNoteRunes(%d) = %d, want %d", d, got, want)
 		}
 		if got, want := droppedNote(d), fmt.Sprintf("\n(%d more dropped to fit the cap)", d); got != want {

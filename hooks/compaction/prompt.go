@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
@@ -120,7 +121,7 @@ type transcriptView struct {
 	// cut, when not nil, shortens every text the conversation supplies
 	// (message and part texts, tool names, call ids and arguments,
 	// attachment placeholders) before it is indented (fitTranscript).
-	cut *textCutter
+	cut *render.Cutter
 	// dropLedger leaves earlier summaries' ledger blocks out
 	// (withoutLedgerBlock): the compactor's ledger re-appends their values.
 	// A compactor with the ledger off must show them, or they are lost.
@@ -166,10 +167,7 @@ func transcriptBody(wrapped string) string {
 // ledger block view may drop.
 func wrappedTranscript(messages []*schema.Message, indices []int, view transcriptView) (string, int) {
 	cut := view.cut
-	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, indent: true, cut: cut}
-	if cut != nil {
-		opts.Attachment = func(a Attachment) string { return oneLine(cut.text(DescribeAttachment(a))) }
-	}
+	opts := render.Options{ToolCallIDs: true, Attachment: render.Describe, Indent: true, Cut: cut}
 	var b strings.Builder
 	b.Grow(transcriptSizeHint(messages, indices) + len(requestBoundary))
 	b.WriteString(transcriptOpen)
@@ -196,18 +194,18 @@ func wrappedTranscript(messages []*schema.Message, indices []int, view transcrip
 			b.WriteString("\n")
 			// A summarizer may have copied tool output that looks like
 			// a transcript line into its summary.
-			writeAtLineStart(&b, entryLookalike.ReplaceAllString(body, "($1)"))
+			render.Indent(&b, entryLookalike.ReplaceAllString(body, "($1)"), true)
 			continue
 		}
-		cuts := cut.count()
+		cuts := cut.Count()
 		scratch.Reset()
-		renderOne(&scratch, m, opts)
+		render.Message(&scratch, m, opts)
 		if mayHoldEntryHeader(scratch.Bytes()) {
 			b.WriteString(entryLookalike.ReplaceAllString(scratch.String(), "($1)"))
 		} else {
 			b.Write(scratch.Bytes())
 		}
-		if cut.count() > cuts {
+		if cut.Count() > cuts {
 			cutMessages++
 		}
 	}
@@ -300,9 +298,9 @@ func asciiLowerEqual(b []byte, lower string) bool {
 // whose tags were edited away is shown as it is rather than guessed at.
 func summaryBody(m *schema.Message) string {
 	text := ""
-	for p := range contentParts(m) {
-		if p.isText {
-			text = p.text
+	for p := range render.Parts(m) {
+		if p.IsText {
+			text = p.Text
 			break
 		}
 	}

@@ -1,13 +1,12 @@
 package compaction
 
 import (
-	"math/bits"
+	"maps"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 )
 
 // RenderOptions controls Render. The zero value is the counters' rendering:
@@ -29,54 +28,14 @@ type RenderOptions struct {
 	// passed through it. A text part after a message's first reaches it
 	// with the "\n" that separates it. The transcript's rendering indents
 	// the continuation lines that begin like a transcript line (see
-	// lookalike.go), so content cannot start a line that looks like a
+	// internal/render), so content cannot start a line that looks like a
 	// message of its own. Nil writes text as it is.
 	Text func(string) string
-
-	// indent, with Text nil, writes text as indentContinuation would
-	// rewrite it, straight into the sink: the transcript's rendering then
-	// needs no copy of each text with a line break.
-	indent bool
-	// cut, with indent, cuts each text before it is indented
-	// (fitTranscript); nil cuts nothing.
-	cut *textCutter
 }
 
-// writeText writes a text that comes from the conversation, through Text.
-func (o RenderOptions) writeText(w textSink, s string) {
-	o.writeShown(w, o.cutFor(s))
-}
-
-// writeShown writes a text already cut (cutFor) as writeText would.
-func (o RenderOptions) writeShown(w textSink, s string) {
-	switch {
-	case o.Text != nil:
-		w.WriteString(o.Text(s))
-	case o.indent:
-		writeIndented(w, s)
-	default:
-		w.WriteString(s)
-	}
-}
-
-// transcript reports whether the options render a summarizer's transcript,
-// where content must not pose as transcript structure (lookalike.go), as
-// opposed to the counters' rendering.
-func (o RenderOptions) transcript() bool { return o.indent || o.Text != nil }
-
-// cutFor is s as the transcript shows it: cut when the options cut texts.
-func (o RenderOptions) cutFor(s string) string {
-	if o.indent && o.cut != nil {
-		return o.cut.text(s)
-	}
-	return s
-}
-
-// writeLaterPart writes a message's later text part as indentContinuation
-// would write "\n"+s: the part starts a line of its own.
-func writeLaterPart(w textSink, s string) {
-	w.WriteString("\n")
-	writeAtLineStart(w, s)
+// options is o as the renderer takes it.
+func (o RenderOptions) options() render.Options {
+	return render.Options{ToolCallIDs: o.ToolCallIDs, Attachment: o.Attachment, Text: o.Text}
 }
 
 // Render writes a conversation as plain text, one line or more per message,
@@ -95,224 +54,15 @@ func writeLaterPart(w textSink, s string) {
 // Reasoning content is never rendered, and neither is attachment data.
 func Render(messages []*schema.Message, opts RenderOptions) string {
 	var b strings.Builder
-	renderTo(&b, messages, opts)
+	render.Write(&b, messages, opts.options())
 	return b.String()
 }
 
 // RenderMessage renders one message as Render would.
 func RenderMessage(msg *schema.Message, opts RenderOptions) string {
 	var b strings.Builder
-	renderOne(&b, msg, opts)
+	render.Message(&b, msg, opts.options())
 	return b.String()
-}
-
-// textSink is what rendering writes to: a strings.Builder to produce text, or
-// a runeTally to measure it without building it. One code path serves both so
-// counts can never drift from the text.
-type textSink interface {
-	WriteString(s string) (int, error)
-}
-
-// runeTally counts the code points written to it.
-type runeTally struct{ n int }
-
-func (t *runeTally) WriteString(s string) (int, error) {
-	t.n += runeLen(s)
-	return len(s), nil
-}
-
-// runeLen counts the code points of s as utf8.RuneCountInString does: each
-// invalid byte is one, as it reaches the provider (JSON encoding writes
-// U+FFFD for it). On valid UTF-8 it counts the bytes that do not continue a
-// sequence (10xxxxxx), eight at a time, because this is the counters' hot
-// loop: counting rune by rune ran below 0.5 GB/s on mixed text. Only a text
-// with non-ASCII bytes is checked for validity, and only an invalid one is
-// counted rune by rune: counting continuation bytes alone measured 100,000
-// stray ones as no code point at all, so a binary tool result looked empty.
-// It is additive over concatenation at ASCII bytes (where messages are
-// joined), which the per-message costs of AdditiveCounter rely on. A tool
-// message joins its texts with no separator, so there invalid bytes of two
-// texts can make one code point of the rendering; a runeTally counts each
-// text on its own, as the provider receives it (a JSON string each), not
-// the joined rendering.
-func runeLen(s string) int {
-	n, _ := runeCount(s)
-	return n
-}
-
-// runeCount is runeLen(s) and whether s is valid UTF-8, which it learns on
-// the way: a caller that needs both (cutting a long text) reads s once for
-// them instead of twice.
-func runeCount(s string) (int, bool) {
-	cont := 0
-	var high uint64
-	i := 0
-	for ; i+16 <= len(s); i += 16 {
-		a, b := word64(s, i), word64(s, i+8)
-		if (a|b)&highBits == 0 {
-			continue
-		}
-		high = 1
-		cont += continuationBytes(a) + continuationBytes(b)
-	}
-	for ; i+8 <= len(s); i += 8 {
-		w := word64(s, i)
-		high |= w & highBits
-		cont += continuationBytes(w)
-	}
-	for ; i < len(s); i++ {
-		high |= uint64(s[i] & 0x80)
-		if s[i]&0xC0 == 0x80 {
-			cont++
-		}
-	}
-	if high != 0 && !utf8.ValidString(s) {
-		return utf8.RuneCountInString(s), false
-	}
-	return len(s) - cont, true
-}
-
-const highBits = 0x8080808080808080
-
-// word64 loads s[i:i+8] little-endian; the compiler turns it into one load.
-func word64(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// continuationBytes counts the bytes of w whose top bits are 10: bit 7 set
-// and bit 6 (moved up to bit 7 by the shift) clear.
-func continuationBytes(w uint64) int {
-	return bits.OnesCount64(w & highBits &^ (w << 1))
-}
-
-func renderTo(w textSink, messages []*schema.Message, opts RenderOptions) {
-	for i, m := range messages {
-		if i > 0 {
-			w.WriteString("\n")
-		}
-		renderOne(w, m, opts)
-	}
-}
-
-func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
-	if m == nil {
-		w.WriteString("[unknown] <no content>")
-		return
-	}
-	placeholder := opts.Attachment
-	if placeholder == nil {
-		placeholder = shortAttachment
-	}
-	role := string(m.Role)
-	if role == "" {
-		role = "unknown"
-	}
-	if opts.transcript() {
-		role = oneLine(role) // the application's text: it must not break the header's line
-	}
-	if m.Role == schema.Tool {
-		w.WriteString("[tool:")
-		opts.writeText(w, orDefault(m.ToolName, "unknown"))
-		if opts.ToolCallIDs && m.ToolCallID != "" {
-			w.WriteString(" id=")
-			opts.writeText(w, m.ToolCallID)
-		}
-		w.WriteString("] ")
-		// A result's parts are joined with no separator, so a part that
-		// ends a line leaves the next one at the start of a line: there a
-		// transcript indents a part that begins like a transcript line as
-		// it would the same line inside one text.
-		lineStart := false
-		for p := range contentParts(m) {
-			if !p.isText {
-				w.WriteString(placeholder(p.attachment))
-				lineStart = false
-				continue
-			}
-			text := opts.cutFor(p.text)
-			if opts.transcript() {
-				if endsMidRune(text) {
-					// Joined with the next part, its last bytes could
-					// complete a line separator no check saw; the
-					// provider would get each invalid byte as U+FFFD.
-					text = validUTF8(text)
-				}
-				if lineStart && startsLikeEntry(text) {
-					w.WriteString(continuationIndent)
-				}
-				// An empty part, or one of invisible characters alone,
-				// leaves the line where it was: after one that ended a
-				// line, the next part still starts one as a model reads it.
-				lineStart = leavesLineStart(text, lineStart)
-			}
-			opts.writeShown(w, text)
-		}
-		return
-	}
-
-	lines := 0
-	line := func() {
-		if lines > 0 {
-			w.WriteString("\n")
-		}
-		lines++
-		w.WriteString("[")
-		w.WriteString(role)
-	}
-	texts := 0
-	for p := range contentParts(m) {
-		if !p.isText {
-			continue
-		}
-		switch {
-		case texts == 0:
-			line()
-			w.WriteString("] ")
-			opts.writeText(w, p.text)
-		case opts.Text != nil:
-			// A later part starts a line of its own: Text must see that
-			// line break, or the part escapes what it does to continuation
-			// lines (the transcript's indent).
-			w.WriteString(opts.Text("\n" + p.text))
-		case opts.indent:
-			writeLaterPart(w, opts.cutFor(p.text))
-		default:
-			w.WriteString("\n")
-			w.WriteString(p.text)
-		}
-		texts++
-	}
-	for _, tc := range m.ToolCalls {
-		line()
-		w.WriteString(" -> tool_call")
-		if opts.ToolCallIDs && tc.ID != "" {
-			w.WriteString(" id=")
-			opts.writeText(w, tc.ID)
-		}
-		w.WriteString("] ")
-		opts.writeText(w, tc.Function.Name)
-		w.WriteString("(")
-		args := strings.TrimSpace(tc.Function.Arguments)
-		if args == "" {
-			args = "{}"
-		}
-		opts.writeText(w, args)
-		w.WriteString(")")
-	}
-	for p := range contentParts(m) {
-		if p.isText {
-			continue
-		}
-		line()
-		w.WriteString("] ")
-		w.WriteString(placeholder(p.attachment))
-	}
-	if lines == 0 {
-		line()
-		w.WriteString("] <no content>")
-	}
 }
 
 // RenderTools renders tool schemas as a stable JSON array of objects with the
@@ -320,24 +70,46 @@ func renderOne(w textSink, m *schema.Message, opts RenderOptions) {
 // arguments, omitted when the tool takes none). Keys are sorted at every level
 // and separators are ", " and ": ", so equal schemas always render alike. It
 // returns "" for no tools.
-func RenderTools(tools []*schema.ToolInfo) string {
-	if len(tools) == 0 {
-		return ""
+func RenderTools(tools []*schema.ToolInfo) string { return render.Tools(tools) }
+
+// AttachmentKind is the kind of a non-text message part.
+type AttachmentKind = render.Kind
+
+// The attachment kinds a rendering knows about.
+const (
+	AttachmentImage AttachmentKind = render.Image
+	AttachmentAudio AttachmentKind = render.Audio
+	AttachmentVideo AttachmentKind = render.Video
+	AttachmentFile  AttachmentKind = render.File
+)
+
+// Attachment describes a non-text message part without its data. Base64
+// payloads and data: URLs are never copied into it, so nothing rendered from an
+// Attachment can leak them.
+type Attachment = render.Attachment
+
+// DescribeAttachment is the placeholder the summarizer sees:
+// "<image: MIME[, k=v...]>" and "<file: NAME, MIME[, k=v...]>" (likewise audio
+// and video). MIME is "unknown type" when absent, NAME "unnamed". The pairs are
+// the part's scalar metadata sorted by key (strings as is, booleans true/false,
+// numbers in their shortest form; nested values are left out) plus url=URL for
+// an http(s) URL. Values that look like inline data are never shown, and
+// line breaks anywhere become blanks, so the placeholder is one line.
+func DescribeAttachment(a Attachment) string { return render.Describe(a) }
+
+// Attachments lists the attachments of msg in order, without their data.
+// Each Extra is a copy, so the caller may change it without touching msg.
+func Attachments(msg *schema.Message) []Attachment {
+	if msg == nil {
+		return nil
 	}
-	list := make([]any, 0, len(tools))
-	for _, t := range tools {
-		if t == nil {
-			continue
+	var out []Attachment
+	for p := range render.Parts(msg) {
+		if !p.IsText {
+			a := p.Attachment
+			a.Extra = maps.Clone(a.Extra)
+			out = append(out, a)
 		}
-		obj := map[string]any{"description": t.Desc, "name": t.Name}
-		if t.ParamsOneOf != nil {
-			if js, err := t.ParamsOneOf.ToJSONSchema(); err == nil && js != nil {
-				if v, err := digest.Generic(js); err == nil {
-					obj["parameters"] = v
-				}
-			}
-		}
-		list = append(list, obj)
 	}
-	return digest.StableJSON(list)
+	return out
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 )
 
 func strPtr(s string) *string { return &s }
@@ -160,8 +162,8 @@ func TestRenderTools(t *testing.T) {
 	if got != want {
 		t.Errorf("RenderTools =\n%s\nwant\n%s", got, want)
 	}
-	if runeLen(got) != 208 {
-		t.Errorf("length %d, want 208", runeLen(got))
+	if render.RuneLen(got) != 208 {
+		t.Errorf("length %d, want 208", render.RuneLen(got))
 	}
 	if RenderTools(nil) != "" {
 		t.Error("no tools must render empty")
@@ -327,7 +329,7 @@ func TestTranscriptIndentsOnlyLinesThatLookLikeMessages(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			view := transcriptView{cut: &textCutter{limit: 4 * 256}, request: -1}
+			view := transcriptView{cut: &render.Cutter{Limit: 4 * 256}, request: -1}
 			got, _ := wrappedTranscript([]*schema.Message{tc.msg}, []int{0}, view)
 			got = transcriptBody(got)
 			if tc.want != "" && got != tc.want {
