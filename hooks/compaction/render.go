@@ -77,10 +77,10 @@ type AttachmentKind = render.Kind
 
 // The attachment kinds a rendering knows about.
 const (
-	AttachmentImage AttachmentKind = render.Image
-	AttachmentAudio AttachmentKind = render.Audio
-	AttachmentVideo AttachmentKind = render.Video
-	AttachmentFile  AttachmentKind = render.File
+	AttachmentImage AttachmentKind = "image"
+	AttachmentAudio AttachmentKind = "audio"
+	AttachmentVideo AttachmentKind = "video"
+	AttachmentFile  AttachmentKind = "file"
 )
 
 // Attachment describes a non-text message part without its data. Base64
