@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
@@ -221,10 +222,10 @@ type CompactionHook struct {
 	onPrepared func(context.Context, PreparedDone)
 	log        *slog.Logger
 	observer   Observer
-	kind       string  // the compactor's type name, for errors and callbacks
-	jobs       *jobSet // compactor calls in flight and prepared results
-	backoff    backoffs
-	noRoom     backoffs        // conversations whose last compaction bought too little room (see room.go)
+	kind       string          // the compactor's type name, for errors and callbacks
+	jobs       *jobs.Set[*job] // compactor calls in flight and prepared results
+	backoff    jobs.Backoffs
+	noRoom     jobs.Backoffs   // conversations whose last compaction bought too little room (see room.go)
 	fallback   []fallbackStage // nil: HookConfig.DisableFallback
 	sharing    *sharing        // nil: no Store
 	archive    Archive         // nil: nothing archived
@@ -300,7 +301,7 @@ func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, e
 		depth = nil
 	}
 	h := &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
-		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: newJobSet(),
+		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: jobs.NewSet[*job](),
 		prices: prices, depth: depth, outputs: &outputCosts{}, now: time.Now, archive: cfg.Archive}
 	if !cfg.DisableFallback {
 		fb, err := newFallback(ctx)
@@ -532,19 +533,19 @@ func (h *CompactionHook) compactNow(ctx context.Context, state *hooks.State, r *
 // Close waits for it. It adds the job's rounds and time to r and returns the
 // compacted conversation, nil when the compactor declined.
 func (h *CompactionHook) compact(ctx context.Context, j *job, r *Report) ([]*schema.Message, error) {
-	j.await()
+	j.Await()
 	if !h.start(j) {
 		h.runJob(j)
 		h.publishShared(j)
 	}
 	select {
-	case <-j.done:
+	case <-j.Done():
 		r.Duration += j.duration
 	case <-ctx.Done():
 		// Stop the compactor if it listens; if not, its goroutine ends on
 		// its own and nothing reads what it returns.
 		j.cancel()
-		r.Duration += time.Since(j.started)
+		r.Duration += time.Since(j.Started)
 	}
 	r.Rounds = append(r.Rounds, j.rounds.take()...)
 	if cerr := ctx.Err(); cerr != nil {
@@ -553,7 +554,7 @@ func (h *CompactionHook) compact(ctx context.Context, j *job, r *Report) ([]*sch
 		// a custom compactor declined or ignored ctx.
 		h.log.DebugContext(ctx, "compaction abandoned: the run's context ended", "step", r.BeforeStep(), "error", cerr.Error())
 		var jerr error
-		if isDone(j) {
+		if j.Finished() {
 			jerr = j.err
 		}
 		return nil, fmt.Errorf("compaction: %s: %w", h.kind, errors.Join(cerr, jerr))
@@ -589,7 +590,7 @@ func (h *CompactionHook) checked(ctx context.Context, j *job, r *Report) ([]*sch
 	}
 	// The hook does not trust its compactor: a custom one that orphans a
 	// tool result would get every later model call rejected by the provider.
-	if err := shape.NewFaults(j.snapshot, j.result); err != nil {
+	if err := shape.NewFaults(j.Snapshot, j.result); err != nil {
 		h.log.ErrorContext(ctx, "compaction refused: the compactor broke tool-call pairing", "step", r.BeforeStep(), "error", err.Error())
 		return nil, fmt.Errorf("compaction: %s: %w", h.kind, err)
 	}
@@ -717,7 +718,7 @@ func (h *CompactionHook) WarmUp(ctx context.Context) error {
 // usually shared and hold nothing to release. After Close the hook still
 // compacts, synchronously on the caller's goroutine, and prepares nothing.
 func (h *CompactionHook) Close(ctx context.Context) error {
-	dropped, err := h.jobs.close(ctx)
+	dropped, err := h.jobs.Close(ctx)
 	for _, j := range dropped {
 		h.drop(ctx, j, "the hook was closed")
 	}

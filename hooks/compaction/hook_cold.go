@@ -66,9 +66,9 @@ func (h *CompactionHook) coldReady(ctx context.Context, state *hooks.State, r *R
 		return false
 	}
 	// Jobs are aged on the wall clock, as prepare started them.
-	j, expired := h.jobs.find(state.Messages, false, time.Now())
+	j, expired := h.jobs.Find(state.Messages, false, time.Now())
 	h.dropAll(ctx, expired, "it expired")
-	return j != nil && isDone(j) && !j.failed()
+	return j != nil && j.Finished() && !j.failed()
 }
 
 // coldNowThird: a synchronous hook compacts a cold call at or above the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
@@ -31,7 +31,7 @@ func TestPreparedJobExpiresWithoutItsConversation(t *testing.T) {
 		c := &ppCompactor{gate: make(chan struct{})}
 		h := ppHook(t, c, nil)
 		t.Cleanup(func() { close(c.gate) }) // runs before the hook's Close
-		h.jobs.maxAge = 20 * time.Millisecond
+		h.jobs.MaxAge = 20 * time.Millisecond
 		return h
 	}
 	t.Run("another conversation prepares", func(t *testing.T) {
@@ -45,10 +45,8 @@ func TestPreparedJobExpiresWithoutItsConversation(t *testing.T) {
 		if _, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv("other", 4)}); err != nil {
 			t.Fatal(err)
 		}
-		key, _ := anchorKey(abandoned)
-		h.jobs.mu.Lock()
-		stale := len(h.jobs.prepared[key])
-		h.jobs.mu.Unlock()
+		key, _ := jobs.Anchor(abandoned)
+		stale := len(h.jobs.Kept(key))
 		if stale != 0 {
 			t.Fatal("the job older than maxAge is still kept after another conversation prepared")
 		}
@@ -62,23 +60,21 @@ func TestPreparedJobExpiresWithoutItsConversation(t *testing.T) {
 		}
 		// Read the job from the set, not with find, which drops it once
 		// it is past maxAge.
-		key, _ := anchorKey(abandoned)
-		h.jobs.mu.Lock()
-		jobs := slices.Clone(h.jobs.prepared[key])
-		h.jobs.mu.Unlock()
-		if len(jobs) != 1 {
-			t.Fatalf("%d jobs prepared for the conversation, want 1", len(jobs))
+		key, _ := jobs.Anchor(abandoned)
+		kept := h.jobs.Kept(key)
+		if len(kept) != 1 {
+			t.Fatalf("%d jobs prepared for the conversation, want 1", len(kept))
 		}
 		// The compactor returns only when its ctx ends (its gate opens
 		// when the test does), so the job ends only if maxAge cancels it.
 		// The bound is a watchdog against a hang, not a measurement.
 		select {
-		case <-jobs[0].done:
+		case <-kept[0].Done():
 		case <-time.After(30 * time.Second):
 			t.Fatal("the job still runs 30 s after its 20 ms maxAge: the summarizer call was not cancelled")
 		}
-		if !errors.Is(jobs[0].err, context.DeadlineExceeded) {
-			t.Fatalf("the job ended with %v, want its maxAge deadline", jobs[0].err)
+		if !errors.Is(kept[0].err, context.DeadlineExceeded) {
+			t.Fatalf("the job ended with %v, want its maxAge deadline", kept[0].err)
 		}
 	})
 }
@@ -120,7 +116,7 @@ func TestCloseRacesPrepare(t *testing.T) {
 			t.Fatal(err)
 		}
 		closed.Store(true)
-		if n := h.jobs.runningNow(); n != 0 {
+		if n := h.jobs.Running(); n != 0 {
 			// Runs still compacting synchronously after Close do so inline.
 			t.Logf("round %d: %d jobs running after Close", round, n)
 		}
@@ -128,9 +124,7 @@ func TestCloseRacesPrepare(t *testing.T) {
 		if n := late.Load(); n != 0 {
 			t.Fatalf("round %d: OnPrepared called %d times after Close returned", round, n)
 		}
-		h.jobs.mu.Lock()
-		kept := h.jobs.count
-		h.jobs.mu.Unlock()
+		kept := h.jobs.Len()
 		if kept != 0 {
 			t.Fatalf("round %d: %d prepared jobs kept after Close", round, kept)
 		}
@@ -151,15 +145,9 @@ func TestPreparedJobsBoundedOverManyConversations(t *testing.T) {
 	if err := h.WaitPrepared(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.jobs.mu.Lock()
-	kept, keys := h.jobs.count, len(h.jobs.prepared)
-	total := 0
-	for _, l := range h.jobs.prepared {
-		total += len(l)
-	}
-	h.jobs.mu.Unlock()
-	if kept > defaultMaxPrepared || keys > defaultMaxPrepared || total != kept {
-		t.Fatalf("count %d, %d keys, %d jobs in the map; want at most %d and count == jobs", kept, keys, total, defaultMaxPrepared)
+	kept, keys, total := h.jobs.Sizes()
+	if kept > jobs.DefaultMaxJobs || keys > jobs.DefaultMaxJobs || total != kept {
+		t.Fatalf("count %d, %d keys, %d jobs in the map; want at most %d and count == jobs", kept, keys, total, jobs.DefaultMaxJobs)
 	}
 }
 

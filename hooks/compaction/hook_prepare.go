@@ -2,12 +2,17 @@ package compaction
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"time"
 
+	"github.com/cloudwego/eino/schema"
+
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // Prepared compaction (HookConfig.PrepareAt). The conversation only grows
@@ -39,7 +44,7 @@ import (
 // and a later run whose messages begin with the snapshot (the next Run of the
 // same conversation, carrying its history forward) uses the result. Close
 // cancels every job and waits for it. A hook keeps at most
-// defaultMaxPrepared jobs, each for at most defaultPreparedMaxAge: a job's
+// jobs.DefaultMaxJobs jobs, each for at most jobs.DefaultMaxAge: a job's
 // ctx ends then, and the next job added drops every expired one.
 
 // prepare starts a background compaction of state's conversation once its
@@ -51,10 +56,10 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	}
 	messages := state.Messages
 	now := time.Now()
-	found, expired := h.jobs.find(messages, false, now)
+	found, expired := h.jobs.Find(messages, false, now)
 	h.dropAll(ctx, expired, "it expired")
 	if found != nil {
-		if !h.preparesAgain(found, est, state.StepCount) || !h.jobs.remove(found) {
+		if !h.preparesAgain(found, est, state.StepCount) || !h.jobs.Remove(found) {
 			return false
 		}
 		h.drop(ctx, found, "it failed; preparing again")
@@ -108,7 +113,7 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	// result unused, so a summarizer call still running (hung, with no
 	// deadline of its own) is cancelled even if no call of the hook ever
 	// looks the job up again.
-	parent, expire := context.WithTimeout(context.WithoutCancel(WithRequestTools(ctx, state.Tools)), h.jobs.maxAge)
+	parent, expire := context.WithTimeout(context.WithoutCancel(WithRequestTools(ctx, state.Tools)), h.jobs.MaxAge)
 	j := h.newJob(parent, slices.Clone(messages), msgTokens, target, &r)
 	cancel := j.cancel
 	j.cancel = func() { cancel(); expire() }
@@ -135,8 +140,8 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 // a declined or refused result) would otherwise stay until the trigger, which
 // then compacts synchronously and stalls the agent for a whole compaction,
 // the wait PrepareAt exists to avoid. It is replaced as a failed synchronous
-// compaction is retried (backoffEntry.holds): once the conversation has grown
-// by backoffGrowth of the window since its snapshot or backoffSteps calls
+// compaction is retried (jobs.Backoff.Holds): once the conversation has grown
+// by jobs.Growth of the window since its snapshot or jobs.Steps calls
 // have passed since it started, so that a dead summarizer costs one
 // background call every few calls rather than one per call. A job that
 // declined without a failed summarizer round is no failure and is replaced
@@ -144,14 +149,14 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 // ended before the compactor returned says nothing about the compactor and
 // is replaced at once.
 func (h *CompactionHook) preparesAgain(j *job, est, step int) bool {
-	if !isDone(j) || !j.failed() {
+	if !j.Finished() || !j.failed() {
 		return false
 	}
 	if j.err == nil && j.result == nil && h.declineCause(j) == nil {
 		// Declined without a failure: no backoff (see settle).
 		return true
 	}
-	return j.cut || !(backoffEntry{estimate: j.tokens + j.overhead, step: j.step}).holds(est, step, h.window)
+	return j.cut || !(jobs.Backoff{Estimate: j.tokens + j.overhead, Step: j.step}).Holds(est, step, h.window)
 }
 
 // usePrepared applies the prepared compaction of State.Messages, waiting for
@@ -161,14 +166,14 @@ func (h *CompactionHook) preparesAgain(j *job, est, step int) bool {
 // compact now: there was no usable prepared result, or it left the call at
 // or above the ceiling (State.Messages then holds it, and r says so).
 func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r *Report) (done bool, err error) {
-	j, expired := h.jobs.find(state.Messages, true, time.Now())
+	j, expired := h.jobs.Find(state.Messages, true, time.Now())
 	h.dropAll(ctx, expired, "it expired")
 	if j == nil {
 		return false, nil
 	}
-	j.await()
+	j.Await()
 	select {
-	case <-j.done:
+	case <-j.Done():
 	case <-ctx.Done():
 		// Still right for this conversation: keep it for a retry.
 		if !h.addJob(ctx, j, time.Now()) {
@@ -188,7 +193,7 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 	// Set before apply, whose "compaction applied" record reports them.
 	r.Prepared, r.Shared = true, j.shared
 	sent := state.Messages
-	if err := h.apply(ctx, state, j.snapshot, result, j.tokens, j.resultTokens, r); err != nil {
+	if err := h.apply(ctx, state, j.Snapshot, result, j.tokens, j.resultTokens, r); err != nil {
 		r.Prepared, r.Shared = false, false
 		return false, withCtxErr(ctx, err)
 	}
@@ -226,9 +231,9 @@ func (h *CompactionHook) deferred(ctx context.Context, state *hooks.State, r *Re
 	if h.prepareAt == 0 || float64(r.Estimated) >= h.ceiling() {
 		return false
 	}
-	j, expired := h.jobs.find(messages, false, time.Now())
+	j, expired := h.jobs.Find(messages, false, time.Now())
 	h.dropAll(ctx, expired, "it expired")
-	if j == nil || isDone(j) {
+	if j == nil || j.Finished() {
 		return false
 	}
 	r.Deferred = true
@@ -250,23 +255,8 @@ func (h *CompactionHook) deferred(ctx context.Context, state *hooks.State, r *Re
 // goroutine scheduling; a test or an offline demo that calls WaitPrepared
 // after each model call gets the same outcome every run.
 func (h *CompactionHook) WaitPrepared(ctx context.Context) error {
-	js := h.jobs
-	js.mu.Lock()
-	var running []*job
-	for _, list := range js.prepared {
-		for _, j := range list {
-			if !isDone(j) {
-				running = append(running, j)
-			}
-		}
-	}
-	js.mu.Unlock()
-	for _, j := range running {
-		select {
-		case <-j.done:
-		case <-ctx.Done():
-			return fmt.Errorf("compaction: waiting for prepared compactions: %w", ctx.Err())
-		}
+	if err := h.jobs.Wait(ctx); err != nil {
+		return fmt.Errorf("compaction: waiting for prepared compactions: %w", err)
 	}
 	return nil
 }
@@ -274,7 +264,7 @@ func (h *CompactionHook) WaitPrepared(ctx context.Context) error {
 // addJob registers j with the hook's jobs and cancels, with their reasons,
 // the jobs that made room for it or had expired, whether or not j was added.
 func (h *CompactionHook) addJob(ctx context.Context, j *job, now time.Time) bool {
-	ok, expired, evicted := h.jobs.add(j, now)
+	ok, expired, evicted := h.jobs.Add(j, now)
 	h.dropAll(ctx, expired, "it expired")
 	if evicted != nil {
 		h.drop(ctx, evicted, "too many prepared compactions")
@@ -302,6 +292,247 @@ func (h *CompactionHook) drop(ctx context.Context, j *job, why string) {
 			in, out = in+rd.Usage.PromptTokens, out+rd.Usage.CompletionTokens
 		}
 	}
-	h.log.DebugContext(ctx, "prepared compaction dropped unused: "+why, "prepared_at_step", j.step, "age", time.Since(j.started),
-		"finished", isDone(j), "rounds", len(rounds), "summarizer_input_tokens", in, "summarizer_output_tokens", out)
+	h.log.DebugContext(ctx, "prepared compaction dropped unused: "+why, "prepared_at_step", j.step, "age", time.Since(j.Started),
+		"finished", j.Finished(), "rounds", len(rounds), "summarizer_input_tokens", in, "summarizer_output_tokens", out)
+}
+
+// job is one call of the compactor on its own goroutine. Every compaction
+// runs as a job: a synchronous one so that the hook returns when its run's
+// ctx ends even if the compactor ignores ctx (the call finishes in the
+// background and its result is discarded), a prepared one so that the agent
+// keeps calling the model while the summary is written.
+type job struct {
+	// Job holds the snapshot (what the compactor got; never modified), the
+	// start, and the channels closed once the fields below are set and
+	// once a model call waits for the job (Awaited).
+	*jobs.Job
+	tokens   int             // the counter's size of Snapshot
+	target   int             // the target handed to the compactor
+	overhead int             // Report.Overhead when the job started
+	step     int             // State.StepCount when the job started
+	ctx      context.Context // the compactor's: isolated, collecting rounds
+	cancel   context.CancelFunc
+	rounds   *roundLog
+	// background marks a prepared compaction (HookConfig.PrepareAt), whose
+	// end HookConfig.OnPrepared hears of.
+	background bool
+	// values is the ctx of the run that started the job, without its
+	// cancellation, for HookConfig.OnPrepared.
+	values context.Context
+
+	result   []*schema.Message
+	err      error
+	duration time.Duration
+	// refused, for a prepared job, says its result is one usePrepared
+	// would refuse at the trigger whatever was appended meanwhile: it
+	// breaks tool-call pairing or is not smaller by the counter. Judged on
+	// the job's goroutine, so that prepare can tell a useless job at a
+	// glance (see failed).
+	refused bool
+	// resultTokens is the counter's size of result, measured with refused
+	// on the job's goroutine so that the model call applying the result
+	// does not measure it again (a counter that tokenizes remotely or
+	// keeps no cache pays for every count on that call's path); 0 when
+	// not measured.
+	resultTokens int
+	// cut says j.ctx had ended when the compactor returned (Close, the
+	// job's age limit): its outcome says nothing about the compactor.
+	cut bool
+
+	// Sharing through HookConfig.Store (see hook_store.go). shared: the
+	// result comes from the store, preset when found published, else
+	// awaited under the key remote; lease: the job compacts a prefix it
+	// claimed and publishes the result.
+	shared bool
+	preset []*schema.Message
+	remote string
+	lease  Lease
+	unhold func() // stops renewing lease (holdLease); nil until then
+}
+
+// failed reports whether the finished job j left nothing to apply: the
+// compactor failed, panicked or declined, or (prepared jobs) its result is
+// refused.
+func (j *job) failed() bool { return j.err != nil || j.result == nil || j.refused }
+
+// newJob prepares a compaction of snapshot on a ctx derived from parent
+// (isolated from the agent's callback handlers, collecting the rounds); a
+// background job's ctx also ends when the hook is closed (see start). Nothing runs before start or runInline.
+func (h *CompactionHook) newJob(parent context.Context, snapshot []*schema.Message, tokens, target int, r *Report) *job {
+	if r.Deep {
+		// At the trigger the floor gives way: the next call would compact
+		// again at once. Below it the floor holds, however far above the
+		// target: a limit halfway from the target to the trigger let the
+		// usual rounds that followed a deep round take from the floor and
+		// overshoot (7.4 % of the window verbatim on few-huge-results with
+		// PricesOpenAI set, `go run ./cmd/benchcompare -bill`).
+		trigger, _ := h.Thresholds()
+		parent = withDeep(parent, deep{keep: r.keep, limit: int(trigger) - 1 - r.Overhead})
+	}
+	jctx, cancel := context.WithCancel(parent)
+	cctx, rounds := withRoundLog(h.isolated(jctx), h.outputs)
+	base := jobs.NewJob(snapshot, time.Now())
+	cctx = base.WithAwaited(cctx)
+	return &job{Job: base, tokens: tokens, target: target, overhead: r.Overhead, step: r.Step,
+		ctx: cctx, cancel: cancel, rounds: rounds, values: context.WithoutCancel(parent)}
+}
+
+// Awaited returns a channel that is closed once a model call waits for the
+// compaction whose compactor was handed ctx (or a ctx derived from it, such
+// as the one a SummarizationCompactor hands its ChatModel). A synchronous
+// compaction is waited for from the start, so its channel is closed already.
+// A compaction prepared in the background (HookConfig.PrepareAt) is waited
+// for when a model call reaches the trigger and finds it still running at or
+// above the deferral ceiling (see HookConfig.PrepareAt), or when it is the
+// last thing the call needs. A compactor or summarizer may use it to raise
+// the priority of background work the agent now waits for; the simulation in
+// package bench uses it to charge the wait in simulated time. For a ctx that
+// does not come from a CompactionHook the channel is closed: whoever calls a
+// compactor directly waits for it.
+func Awaited(ctx context.Context) <-chan struct{} { return jobs.Awaited(ctx) }
+
+// start runs j on its own goroutine. It returns false, starting nothing,
+// once the hook is closed. Close cancels prepared jobs only. A synchronous
+// job is what a live run waits for; cancelling it would fail that run with
+// context.Canceled although its own ctx is fine. Close waits for it
+// instead; a run that gives up cancels its own job (compact).
+func (h *CompactionHook) start(j *job) bool {
+	var cancel context.CancelFunc
+	if j.background {
+		cancel = j.cancel
+	}
+	return h.jobs.Go(cancel, func() {
+		h.runJob(j)
+		h.publishShared(j)
+		if j.background {
+			h.preparedDone(j)
+		}
+	})
+}
+
+// preparedDone tells HookConfig.OnPrepared that the prepared job j has
+// finished. It runs after j.Finish, so a model call that follows the
+// callback sees the job finished.
+func (h *CompactionHook) preparedDone(j *job) {
+	if h.onPrepared == nil {
+		return
+	}
+	defer func() {
+		// A panic on a job's goroutine would end the process.
+		if p := recover(); p != nil {
+			h.log.ErrorContext(j.values, "compaction: HookConfig.OnPrepared panicked", "prepared_at_step", j.step, "panic", fmt.Sprint(p))
+		}
+	}()
+	h.onPrepared(j.values, PreparedDone{Step: j.step, Duration: j.duration, Err: j.err, Declined: j.err == nil && j.result == nil, Refused: j.refused})
+}
+
+// runJob calls the compactor and publishes its outcome (j.Finish).
+func (h *CompactionHook) runJob(j *job) {
+	defer j.Finish()
+	defer j.cancel()
+	defer func() {
+		// A panic on a job's goroutine would end the process; the hook
+		// reports it the way the registry reports a panicking hook.
+		if p := recover(); p != nil {
+			j.result, j.err = nil, fmt.Errorf("%w: compactor %s: %v", hooks.ErrHookPanic, h.kind, p)
+			j.duration = time.Since(j.Started)
+		}
+		// Read before the deferred cancel above, which ends j.ctx in
+		// every case.
+		j.cut = j.cut || j.ctx.Err() != nil
+	}()
+	if j.shared {
+		j.result, j.err = h.awaitShared(j)
+		if j.background && errors.Is(j.err, errNotShared) && j.ctx.Err() == nil {
+			// The other hook's compaction did not come: a prepared job
+			// compacts itself here, in the background, rather than leave
+			// the trigger to compact synchronously.
+			j.shared = false
+			j.result, j.err = h.compactor.Compact(j.ctx, j.Snapshot, j.target, h.counter)
+		}
+		// Waiting in vain says nothing about the compactor: like a job
+		// cut short, it gives way at once (preparesAgain).
+		j.cut = j.cut || errors.Is(j.err, errNotShared)
+	} else {
+		// Renewed until publishShared has ended the lease.
+		j.unhold = h.holdLease(j)
+		j.result, j.err = h.compactor.Compact(j.ctx, j.Snapshot, j.target, h.counter)
+	}
+	j.duration = time.Since(j.Started)
+	if (j.background || j.lease.Held()) && j.err == nil && j.result != nil {
+		j.refused, j.resultTokens = h.refused(j)
+	}
+}
+
+// refused reports whether the result of the finished job j breaks tool-call
+// pairing or is not smaller than its snapshot by the counter, the checks
+// usePrepared and apply make before applying it, and the result's size by
+// the counter (0 when not measured). A counter error leaves the verdict to
+// them.
+func (h *CompactionHook) refused(j *job) (bool, int) {
+	if shape.NewFaults(j.Snapshot, j.result) != nil {
+		return true, 0
+	}
+	left, err := h.counter.Count(j.ctx, j.result, nil)
+	if err != nil {
+		return false, 0
+	}
+	return left >= j.tokens, left
+}
+
+// backedOff handles a triggered call while a failed compaction holds the
+// conversation back: the call goes out uncompacted, the Report says so.
+func (h *CompactionHook) backedOff(ctx context.Context, messages []*schema.Message, r *Report) bool {
+	if !h.backoff.Holds(messages, r.Estimated, r.Step, h.window, h.ceiling()) {
+		return false
+	}
+	r.BackedOff = true
+	h.log.DebugContext(ctx, "compaction backed off after a failed attempt", "step", r.BeforeStep(), "estimated_tokens", r.Estimated)
+	if h.observer != nil {
+		h.observer.ObserveCompaction(ctx, *r)
+	}
+	return true
+}
+
+// settle records a triggered compaction's outcome for the backoff, and
+// says so when the coming call still exceeds the window: Report.Overflow and
+// an Error record. The call is not blocked: the estimate is the counter's,
+// the provider has the last word, and a run must not fail because the
+// compactor did (RaiseOnFailure decides that).
+func (h *CompactionHook) settle(ctx context.Context, messages []*schema.Message, r *Report) {
+	if !r.Compacted && ctx.Err() != nil {
+		// The run ended, not the compactor: a run resumed with the same
+		// messages must not find its compaction held back.
+		return
+	}
+	// A decline without a failure (e.g. only the protected newest step
+	// exists) starts no backoff: one call later there may be something to
+	// compact, and such a decline cost no model call
+	// (TestHookBacksOffOnlyAfterAFailure).
+	if r.Compacted || r.Err != nil || r.Unprofitable {
+		h.backoff.Record(messages, r.Compacted, r.Estimated, r.Step)
+	}
+	// Debug: the outcome itself already has its one record.
+	if !r.Compacted && r.Err != nil && h.log.Enabled(ctx, slog.LevelDebug) {
+		h.log.DebugContext(ctx, "compaction did not apply; not trying again for this conversation until it grows or a few calls pass",
+			"step", r.BeforeStep(), "estimated_tokens", r.Estimated, "retry_after_calls", jobs.Steps,
+			"retry_after_tokens", r.Estimated+int(jobs.Growth*float64(h.window)))
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	est := r.Estimated
+	if r.Compacted {
+		est = r.TokensAfter + r.Overhead
+	}
+	if est <= h.window {
+		return
+	}
+	r.Overflow = true
+	why := "nothing compactable is left"
+	if r.Err != nil {
+		why = "compaction failed: " + r.Err.Error()
+	}
+	h.log.ErrorContext(ctx, "the coming model call is estimated above the context window: "+why, "step", r.BeforeStep(),
+		"estimated_tokens", est, "window_tokens", h.window)
 }

@@ -197,7 +197,7 @@ func TestPreparedAgainAfterFailure(t *testing.T) {
 				}
 				if tc.cancelFirst && step == first {
 					<-release
-					j, _ := h.jobs.find(msgs, false, time.Now())
+					j, _ := h.jobs.Find(msgs, false, time.Now())
 					j.cancel()
 				}
 				if err := h.WaitPrepared(ctx); err != nil {

@@ -132,12 +132,12 @@ func ppPrepared(t *testing.T, h *CompactionHook) []*schema.Message {
 // ppWaitPrepared waits until the job prepared for msgs finished.
 func ppWaitPrepared(t *testing.T, h *CompactionHook, msgs []*schema.Message) {
 	t.Helper()
-	j, _ := h.jobs.find(msgs, false, time.Now())
+	j, _ := h.jobs.Find(msgs, false, time.Now())
 	if j == nil {
 		t.Fatal("no compaction was prepared for the conversation")
 	}
 	select {
-	case <-j.done:
+	case <-j.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the prepared compaction did not finish")
 	}
@@ -471,13 +471,13 @@ func TestPreparedBounds(t *testing.T) {
 		t.Parallel()
 		c := &ppCompactor{gate: make(chan struct{})}
 		h := ppHook(t, c, nil)
-		h.jobs.maxJobs = 2
+		h.jobs.MaxJobs = 2
 		for i := range 3 {
 			if _, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv(fmt.Sprintf("task-%d", i), 4)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if kept, running := h.jobs.count, h.jobs.runningNow(); kept != 2 || running != 2 {
+		if kept, running := h.jobs.Len(), h.jobs.Running(); kept != 2 || running != 2 {
 			t.Fatalf("%d compactions kept and %d running with room for 2", kept, running)
 		}
 		close(c.gate)
@@ -486,7 +486,7 @@ func TestPreparedBounds(t *testing.T) {
 		t.Parallel()
 		c := &ppCompactor{}
 		h := ppHook(t, c, nil)
-		h.jobs.maxAge = time.Nanosecond
+		h.jobs.MaxAge = time.Nanosecond
 		msgs := ppConv("task-0", 4)
 		if _, err := h.Decide(context.Background(), &hooks.State{Messages: msgs}); err != nil {
 			t.Fatal(err)
@@ -496,8 +496,8 @@ func TestPreparedBounds(t *testing.T) {
 		if err != nil || r.Prepared || !r.Compacted {
 			t.Fatalf("err=%v prepared=%v compacted=%v, want the expired job ignored and a synchronous compaction", err, r.Prepared, r.Compacted)
 		}
-		if h.jobs.count != 0 {
-			t.Fatalf("%d jobs kept after expiry", h.jobs.count)
+		if h.jobs.Len() != 0 {
+			t.Fatalf("%d jobs kept after expiry", h.jobs.Len())
 		}
 	})
 }
@@ -552,8 +552,8 @@ func TestCloseCancelsPreparedJobs(t *testing.T) {
 	if err := h.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if h.jobs.runningNow() != 0 || h.jobs.count != 0 {
-		t.Fatalf("after Close: %d running, %d kept", h.jobs.runningNow(), h.jobs.count)
+	if h.jobs.Running() != 0 || h.jobs.Len() != 0 {
+		t.Fatalf("after Close: %d running, %d kept", h.jobs.Running(), h.jobs.Len())
 	}
 	close(c.gate)
 	if _, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv("task-1", 4)}); err != nil {

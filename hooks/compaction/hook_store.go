@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
 )
 
 // Sharing compactions through a Store (HookConfig.Store). Before the hook
@@ -63,7 +64,7 @@ const (
 	defaultStoreLease    = 2 * time.Minute
 	defaultStoreLiveness = 3 * time.Second
 	defaultStoreMaxWait  = 4 * time.Second
-	defaultStoreTTL      = defaultPreparedMaxAge
+	defaultStoreTTL      = jobs.DefaultMaxAge
 )
 
 // newSharing validates cfg's store settings for h.
@@ -248,11 +249,11 @@ func (h *CompactionHook) share(ctx context.Context, j *job, messages []*schema.M
 
 // shorten makes snapshot, a prefix of j's, j's snapshot.
 func (h *CompactionHook) shorten(ctx context.Context, j *job, snapshot []*schema.Message) {
-	if len(snapshot) == len(j.snapshot) {
+	if len(snapshot) == len(j.Snapshot) {
 		return
 	}
-	j.snapshot = slices.Clone(snapshot)
-	if n, err := h.counter.Count(ctx, j.snapshot, nil); err == nil {
+	j.Snapshot = slices.Clone(snapshot)
+	if n, err := h.counter.Count(ctx, j.Snapshot, nil); err == nil {
 		j.tokens = n
 	}
 }
@@ -286,7 +287,7 @@ func (h *CompactionHook) awaitShared(j *job) ([]*schema.Message, error) {
 	if raw == nil {
 		return nil, errNotShared
 	}
-	result, err := decodeEntry(raw, j.remote, j.snapshot)
+	result, err := decodeEntry(raw, j.remote, j.Snapshot)
 	if err != nil {
 		h.log.WarnContext(j.values, "compaction store: entry refused", "error", err.Error())
 		return nil, fmt.Errorf("%w: %w", errNotShared, err)
@@ -307,9 +308,9 @@ func (h *CompactionHook) publishShared(j *job) {
 		defer j.unhold()
 	}
 	var entry []byte
-	if j.err == nil && j.result != nil && !j.refused && checkShared(j.snapshot, j.result) == nil {
+	if j.err == nil && j.result != nil && !j.refused && checkShared(j.Snapshot, j.result) == nil {
 		var err error
-		if entry, err = encodeEntry(storedEntry{Key: j.lease.Key, Length: len(j.snapshot), Result: j.result, Step: j.step}); err != nil {
+		if entry, err = encodeEntry(storedEntry{Key: j.lease.Key, Length: len(j.Snapshot), Result: j.result, Step: j.step}); err != nil {
 			h.log.WarnContext(j.values, "compaction store: result not encodable; not shared", "error", err.Error())
 			entry = nil
 		}
@@ -363,7 +364,7 @@ func (h *CompactionHook) holdLease(j *job) (stop func()) {
 		defer close(exited)
 		t := time.NewTicker(h.sharing.liveness / 3)
 		defer t.Stop()
-		until := j.started.Add(h.sharing.lease)
+		until := j.Started.Add(h.sharing.lease)
 		reported := false
 		for {
 			select {
@@ -415,7 +416,7 @@ func (h *CompactionHook) compactShared(ctx context.Context, state *hooks.State, 
 	}
 	// Set before apply, whose "compaction applied" record reports it.
 	r.Shared = j.shared
-	if err := h.apply(ctx, state, j.snapshot, compacted, j.tokens, j.resultTokens, r); err != nil {
+	if err := h.apply(ctx, state, j.Snapshot, compacted, j.tokens, j.resultTokens, r); err != nil {
 		r.Shared = false
 		return true, withCtxErr(ctx, err)
 	}

@@ -98,7 +98,7 @@ func (h *CompactionHook) measureRoom(ctx context.Context, before []*schema.Messa
 
 // wrote reports whether after holds a message that is not in before: what
 // the compactor wrote (a summary, a note). A hold is kept for the compacted
-// conversation by its content (see backoffs), and one made only of the
+// conversation by its content (see jobs.Backoffs), and one made only of the
 // caller's messages, such as the system prompt and the request alone, can
 // begin other conversations too: a hold for it would hold them back.
 // By content, as holds are matched.
@@ -125,7 +125,7 @@ func (h *CompactionHook) buyRoom(ctx context.Context, state *hooks.State, before
 		return nil
 	}
 	// A compaction of this conversation replaces what a hold was kept for.
-	h.noRoom.forget(before)
+	h.noRoom.Forget(before)
 	if err := h.measureRoom(ctx, before, r); err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (h *CompactionHook) buyRoom(ctx context.Context, state *hooks.State, before
 	}
 	r.NoRoom = true
 	if wrote(before, state.Messages) {
-		h.noRoom.hold(state.Messages, r.TokensAfter+r.Overhead, r.Step)
+		h.noRoom.Hold(state.Messages, r.TokensAfter+r.Overhead, r.Step)
 	}
 	if h.log.Enabled(ctx, slog.LevelDebug) {
 		h.log.DebugContext(ctx, "compaction bought little room and nothing deeper is allowed; not compacting this conversation again below the ceiling",
@@ -214,7 +214,7 @@ func (h *CompactionHook) finish(ctx context.Context, state *hooks.State, before 
 // uncompacted and the Report says so (RoomHeld). With PrepareAt, the
 // compaction the ceiling will apply is prepared meanwhile.
 func (h *CompactionHook) roomHeld(ctx context.Context, state *hooks.State, r *Report) bool {
-	if !h.noRoom.holdsUntilCeiling(state.Messages, r.Estimated, r.Step, h.ceiling()) {
+	if !h.noRoom.HoldsUntilCeiling(state.Messages, r.Estimated, r.Step, h.ceiling()) {
 		return false
 	}
 	r.RoomHeld = true
@@ -244,40 +244,10 @@ func (h *CompactionHook) prepareForCeiling(ctx context.Context, state *hooks.Sta
 	}
 	g, err := h.stepGrowth(ctx, state.Messages)
 	if err == nil && float64(est+g) >= h.ceiling() {
-		j, _ := h.jobs.find(state.Messages, false, time.Now())
-		if j != nil && isDone(j) && len(stepSpans(state.Messages[len(j.snapshot):])) >= roomWanted && h.jobs.remove(j) {
+		j, _ := h.jobs.Find(state.Messages, false, time.Now())
+		if j != nil && j.Finished() && len(stepSpans(state.Messages[len(j.Snapshot):])) >= roomWanted && h.jobs.Remove(j) {
 			h.drop(ctx, j, "a newer snapshot is prepared for the ceiling")
 		}
 	}
 	return h.prepare(ctx, state, est)
-}
-
-// holdsUntilCeiling reports whether a hold (hold) kept for the conversation
-// messages continues holds its call at estimate est and step step back: any
-// call below ceiling, of the same run (a step below the hold's is a later
-// run counting from 0 again).
-func (b *backoffs) holdsUntilCeiling(messages []*schema.Message, est, step int, ceiling float64) bool {
-	if float64(est) >= ceiling {
-		return false
-	}
-	e, ok := b.latest(messages)
-	return ok && step >= e.step
-}
-
-// hold keeps a hold for the conversation messages, left at estimate est by
-// the compaction at step step. The backoff's record keeps an entry for a
-// compaction that did not apply; that is the entry a hold needs.
-func (b *backoffs) hold(messages []*schema.Message, est, step int) {
-	if len(messages) == 0 {
-		return
-	}
-	b.record(messages, &Report{Estimated: est, Step: step})
-}
-
-// forget drops the hold kept for the conversation messages continues.
-func (b *backoffs) forget(messages []*schema.Message) {
-	if len(messages) == 0 {
-		return
-	}
-	b.record(messages, &Report{Compacted: true})
 }

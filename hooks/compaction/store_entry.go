@@ -117,7 +117,7 @@ func keyLength(key string) (n int, ok bool) {
 	return n, err == nil && n > 0 && len(key)-i-1 == 2*sha256.Size
 }
 
-// anchorIndex is the index of anchorOf, or -1.
+// anchorIndex is the index of jobs.AnchorOf, or -1.
 func anchorIndex(messages []*schema.Message) int {
 	for i, m := range messages {
 		if m != nil && m.Role != schema.System {
