@@ -3,13 +3,11 @@ package compaction
 import (
 	"context"
 	"fmt"
-	"math"
-	"sync"
-	"sync/atomic"
 
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
+	// Imported under another name: the package's tests declare a helper count.
+	tokencount "github.com/einocompact/einocompact/hooks/compaction/internal/count"
 )
 
 // TokenCounter measures a conversation (and the tool schemas sent with it) in
@@ -29,20 +27,11 @@ func (f TokenCounterFunc) Count(ctx context.Context, messages []*schema.Message,
 
 // Cost is one message's share of a conversation's size, on an
 // AdditiveCounter's own scale. Costs add up; AdditiveCounter.Tokens turns a
-// sum into tokens.
-type Cost struct {
-	// Units is the length of the message in code points: its rendering
-	// plus the reasoning its client sends (ReasoningSent).
-	Units int
-	// Flat is the flat token charge for the message's attachments.
-	Flat int
-}
-
-// Add returns the sum of two costs.
-func (c Cost) Add(o Cost) Cost { return Cost{Units: c.Units + o.Units, Flat: c.Flat + o.Flat} }
-
-// Sub returns c minus o.
-func (c Cost) Sub(o Cost) Cost { return Cost{Units: c.Units - o.Units, Flat: c.Flat - o.Flat} }
+// sum into tokens. Units is the length of the message in code points (its
+// rendering plus the reasoning its client sends, ReasoningSent), Flat the
+// flat token charge for its attachments; Add and Sub add and subtract two
+// costs.
+type Cost = tokencount.Cost
 
 // AdditiveCounter is a TokenCounter whose count of any list of messages can be
 // computed exactly from per-message costs. Planners use it to count every
@@ -121,11 +110,7 @@ type ApproximateConfig struct {
 // tokenizer, is safe for concurrent use, and is an AdditiveCounter. The zero
 // value (and a nil pointer) counts with the default settings.
 type ApproximateTokenCounter struct {
-	charsPerToken  float64
-	tokensPerImage int
-	tokensPerFile  int
-	tools          *toolSizes
-	costs          *costCache // nil when disabled
+	a *tokencount.Approx // nil in the zero value: the defaults
 }
 
 var _ AdditiveCounter = (*ApproximateTokenCounter)(nil)
@@ -133,10 +118,8 @@ var _ AdditiveCounter = (*ApproximateTokenCounter)(nil)
 // NewApproximateTokenCounter returns a counter with cfg's settings; a nil cfg
 // means all defaults.
 func NewApproximateTokenCounter(cfg *ApproximateConfig) (*ApproximateTokenCounter, error) {
-	c := &ApproximateTokenCounter{charsPerToken: 4.0, tokensPerImage: 85, tokensPerFile: 1000, tools: &toolSizes{},
-		costs: newCostCache(defaultCacheEntries)}
 	if cfg == nil {
-		return c, nil
+		return &ApproximateTokenCounter{a: tokencount.NewApprox(tokencount.Settings{})}, nil
 	}
 	switch {
 	case cfg.CharsPerToken != 0 && !(cfg.CharsPerToken >= MinCharsPerToken && cfg.CharsPerToken <= MaxCharsPerToken):
@@ -153,30 +136,7 @@ func NewApproximateTokenCounter(cfg *ApproximateConfig) (*ApproximateTokenCounte
 	case cfg.CacheEntries < 0:
 		return nil, fmt.Errorf("compaction: ApproximateConfig.CacheEntries must be at least 0, got %d", cfg.CacheEntries)
 	}
-	switch {
-	case cfg.DisableCache:
-		c.costs = nil
-	case cfg.CacheEntries > 0:
-		c.costs = newCostCache(cfg.CacheEntries)
-	}
-	if cfg.CharsPerToken > 0 {
-		c.charsPerToken = cfg.CharsPerToken
-	}
-	c.tokensPerImage = attachmentCharge(cfg.TokensPerImage, c.tokensPerImage)
-	c.tokensPerFile = attachmentCharge(cfg.TokensPerFile, c.tokensPerFile)
-	return c, nil
-}
-
-// attachmentCharge resolves a configured per-attachment charge: 0 means def,
-// NoCharge means 0, anything else is the charge itself (validated already).
-func attachmentCharge(configured, def int) int {
-	switch {
-	case configured == NoCharge:
-		return 0
-	case configured == 0:
-		return def
-	}
-	return configured
+	return &ApproximateTokenCounter{a: tokencount.NewApprox(tokencount.Settings(*cfg))}, nil
 }
 
 // DefaultCounter returns an ApproximateTokenCounter with the default settings.
@@ -185,165 +145,31 @@ func DefaultCounter() *ApproximateTokenCounter {
 	return c
 }
 
-// sharedDefault serves zero-value counters, so that ApproximateTokenCounter{}
-// counts with the defaults instead of dividing by zero.
-var sharedDefault = DefaultCounter()
-
-func (c *ApproximateTokenCounter) settings() *ApproximateTokenCounter {
-	if c == nil || c.charsPerToken == 0 || c.tools == nil {
-		return sharedDefault
+// approx is the counter inside c: nil (the defaults) for a nil or zero c.
+func (c *ApproximateTokenCounter) approx() *tokencount.Approx {
+	if c == nil {
+		return nil
 	}
-	return c
+	return c.a
 }
 
 // Count implements TokenCounter. It never fails; ctx is not consulted because
 // counting is pure computation.
-func (c *ApproximateTokenCounter) Count(_ context.Context, messages []*schema.Message, tools []*schema.ToolInfo) (int, error) {
-	c = c.settings()
-	if len(messages) == 0 && len(tools) == 0 {
-		return 0, nil
-	}
-	// One tally serves every message: handing each its own would cost an
-	// allocation per message, since the tally escapes through the writer.
-	var sum Cost
-	t := new(render.Tally)
-	if c.costs != nil {
-		sum = c.costs.sum(messages, func(m *schema.Message) Cost { return c.cost(t, m) })
-	} else {
-		for _, m := range messages {
-			sum = sum.Add(c.cost(t, m))
-		}
-	}
-	units := sum.Units + max(len(messages)-1, 0)
-	if len(tools) > 0 {
-		units += c.tools.units(tools)
-	}
-	return tokensOf(units, c.charsPerToken, sum.Flat), nil
-}
-
-// tokensOf is units/charsPerToken, truncated, plus flat, saturated at
-// math.MaxInt: a count that overflowed would come out negative, and a
-// negative conversation never reaches any trigger.
-func tokensOf(units int, charsPerToken float64, flat int) int {
-	f := float64(units) / charsPerToken
-	if !(f < math.MaxInt) { // also NaN; float64(math.MaxInt) is 2^63
-		return math.MaxInt
-	}
-	n := int(f)
-	if flat > math.MaxInt-n {
-		return math.MaxInt
-	}
-	return n + flat
+func (c *ApproximateTokenCounter) Count(ctx context.Context, messages []*schema.Message, tools []*schema.ToolInfo) (int, error) {
+	return c.approx().Count(ctx, messages, tools)
 }
 
 // MessageCost implements AdditiveCounter.
 func (c *ApproximateTokenCounter) MessageCost(msg *schema.Message) Cost {
-	c = c.settings()
-	return c.cost(new(render.Tally), msg)
+	return c.approx().MessageCost(msg)
 }
 
 // messageCosts is MessageCost of each message, read from the cache where
-// the conversation was counted before (Compact counts it before planning,
-// and the planner wants every message's cost).
+// the conversation was counted before (the planner asks for it).
 func (c *ApproximateTokenCounter) messageCosts(messages []*schema.Message) []Cost {
-	c = c.settings()
-	out := make([]Cost, len(messages))
-	t := new(render.Tally)
-	measure := func(m *schema.Message) Cost { return c.cost(t, m) }
-	if c.costs != nil {
-		c.costs.sumEach(messages, measure, out)
-		return out
-	}
-	for i, m := range messages {
-		out[i] = measure(m)
-	}
-	return out
-}
-
-// cost measures msg with t, which it resets first.
-func (c *ApproximateTokenCounter) cost(t *render.Tally, msg *schema.Message) Cost {
-	t.N = 0
-	render.Message(t, msg, render.Options{})
-	cost := Cost{Units: t.N}
-	if msg == nil {
-		return cost
-	}
-	cost.Units += render.RuneLen(ReasoningSent(msg))
-	for p := range render.Parts(msg) {
-		if p.IsText {
-			continue
-		}
-		if p.Attachment.Kind == AttachmentImage {
-			cost.Flat += c.tokensPerImage
-		} else {
-			cost.Flat += c.tokensPerFile
-		}
-	}
-	return cost
+	return c.approx().Costs(messages)
 }
 
 // Tokens implements AdditiveCounter: the separators between n messages are
 // added here, which is why costs are additive.
-func (c *ApproximateTokenCounter) Tokens(sum Cost, n int) int {
-	c = c.settings()
-	if n <= 0 {
-		return 0
-	}
-	return tokensOf(sum.Units+n-1, c.charsPerToken, sum.Flat)
-}
-
-// toolSizes remembers how long each tool schema renders, because rendering
-// one (JSON Schema, generic JSON, sorted keys) costs tens of microseconds and
-// the same schemas come with every model call; without provider usage that
-// was most of the cost of a call with a short conversation. An entry is keyed
-// by everything RenderTools reads: Name, Desc and the ParamsOneOf pointer,
-// which the key also keeps alive, so its address cannot be reused by another
-// schema. A ParamsOneOf edited in place keeps its old size; schemas are
-// built, not edited, in Eino. The memo is shared by every run the counter
-// serves and holds no per-run state; it is emptied when it grows past
-// maxToolSizes, so tools built per request cannot make it grow without bound.
-type toolSizes struct {
-	m sync.Map // toolKey -> int: code points of the tool's object in RenderTools
-	n atomic.Int64
-}
-
-type toolKey struct {
-	name, desc string
-	params     *schema.ParamsOneOf
-}
-
-const maxToolSizes = 1024
-
-// units is render.RuneLen(RenderTools(tools)): "[" + the objects of the non-nil
-// tools joined by ", " + "]", so it adds up from one size per tool.
-func (s *toolSizes) units(tools []*schema.ToolInfo) int {
-	if s == nil {
-		return render.RuneLen(RenderTools(tools))
-	}
-	total, k := 2, 0
-	for _, t := range tools {
-		if t == nil {
-			continue
-		}
-		if k > 0 {
-			total += 2
-		}
-		k++
-		total += s.of(t)
-	}
-	return total
-}
-
-func (s *toolSizes) of(t *schema.ToolInfo) int {
-	key := toolKey{name: t.Name, desc: t.Desc, params: t.ParamsOneOf}
-	if v, ok := s.m.Load(key); ok {
-		return v.(int)
-	}
-	n := render.RuneLen(RenderTools([]*schema.ToolInfo{t})) - 2
-	if s.n.Add(1) > maxToolSizes {
-		s.m.Clear()
-		s.n.Store(1)
-	}
-	s.m.Store(key, n)
-	return n
-}
+func (c *ApproximateTokenCounter) Tokens(sum Cost, n int) int { return c.approx().Tokens(sum, n) }

@@ -1,4 +1,4 @@
-package compaction
+package count
 
 import (
 	"context"
@@ -16,19 +16,12 @@ import (
 
 // cachedAndPlain returns two counters with the same settings, one with the
 // per-message cache (bounded at max entries) and one without.
-func cachedAndPlain(t *testing.T, ratio float64, max int) (cached, plain *ApproximateTokenCounter) {
+func cachedAndPlain(t *testing.T, ratio float64, max int) (cached, plain *Approx) {
 	t.Helper()
-	var err error
-	if cached, err = NewApproximateTokenCounter(&ApproximateConfig{CharsPerToken: ratio, CacheEntries: max}); err != nil {
-		t.Fatal(err)
-	}
-	if plain, err = NewApproximateTokenCounter(&ApproximateConfig{CharsPerToken: ratio, DisableCache: true}); err != nil {
-		t.Fatal(err)
-	}
-	return cached, plain
+	return NewApprox(Settings{CharsPerToken: ratio, CacheEntries: max}), NewApprox(Settings{CharsPerToken: ratio, DisableCache: true})
 }
 
-func sameCount(t *testing.T, cached, plain *ApproximateTokenCounter, msgs []*schema.Message, step string) {
+func sameCount(t *testing.T, cached, plain *Approx, msgs []*schema.Message, step string) {
 	t.Helper()
 	ctx := context.Background()
 	got, err := cached.Count(ctx, msgs, nil)
@@ -248,14 +241,11 @@ func TestCostCacheAssumesNoEdits(t *testing.T) {
 
 func TestCostCacheConfig(t *testing.T) {
 	t.Parallel()
-	if _, err := NewApproximateTokenCounter(&ApproximateConfig{CacheEntries: -1}); err == nil {
-		t.Error("CacheEntries -1 accepted")
-	}
-	c, _ := NewApproximateTokenCounter(&ApproximateConfig{DisableCache: true, CacheEntries: 10})
+	c := NewApprox(Settings{DisableCache: true, CacheEntries: 10})
 	if c.costs != nil {
 		t.Error("DisableCache left a cache")
 	}
-	if d := DefaultCounter(); d.costs == nil || d.costs.max != defaultCacheEntries {
+	if d := NewApprox(Settings{}); d.costs == nil || d.costs.max != defaultCacheEntries {
 		t.Errorf("default counter cache = %+v", d.costs)
 	}
 }
@@ -303,20 +293,17 @@ func TestMessageCostsEqualMessageCost(t *testing.T) {
 			schema.AssistantMessage("", []schema.ToolCall{{ID: fmt.Sprint("c", i), Function: schema.FunctionCall{Name: "read", Arguments: `{"path":"/a"}`}}}),
 			schema.ToolMessage(fmt.Sprintf("result %d\nline two", i), fmt.Sprint("c", i)))
 	}
-	off, err := NewApproximateTokenCounter(&ApproximateConfig{DisableCache: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	off := NewApprox(Settings{DisableCache: true})
 	for _, tt := range []struct {
 		name    string
-		counter *ApproximateTokenCounter
+		counter *Approx
 		counted []*schema.Message
 		asked   []*schema.Message
 	}{
-		{"counted before", DefaultCounter(), conv, conv},
-		{"grown since", DefaultCounter(), conv[:50], conv},
-		{"never counted", DefaultCounter(), nil, conv},
-		{"short", DefaultCounter(), conv[:3], conv[:3]},
+		{"counted before", NewApprox(Settings{}), conv, conv},
+		{"grown since", NewApprox(Settings{}), conv[:50], conv},
+		{"never counted", NewApprox(Settings{}), nil, conv},
+		{"short", NewApprox(Settings{}), conv[:3], conv[:3]},
 		{"cache off", off, conv, conv},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -326,7 +313,7 @@ func TestMessageCostsEqualMessageCost(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got := tt.counter.messageCosts(tt.asked)
+			got := tt.counter.Costs(tt.asked)
 			for i, m := range tt.asked {
 				if want := tt.counter.MessageCost(m); got[i] != want {
 					t.Fatalf("message %d: %v, MessageCost %v", i, got[i], want)

@@ -1,4 +1,4 @@
-package compaction
+package count
 
 import (
 	"runtime/metrics"
@@ -12,7 +12,7 @@ import (
 )
 
 // costCache remembers the cost of the messages of the conversations an
-// ApproximateTokenCounter has counted, by the messages' identity, so that a
+// Approx has counted, by the messages' identity, so that a
 // conversation counted again before every model call (the hook does so
 // whenever the provider reports no usage) costs a check per message already
 // seen and a measurement per new one. It is shared by every run the counter
@@ -58,7 +58,7 @@ import (
 // of a counted message (ReasoningContent, tool calls, parts, a tool call's
 // arguments changed in place) keeps the old cost. A caller that edits
 // messages after they were counted must count with
-// ApproximateConfig.DisableCache.
+// Settings.DisableCache (compaction.ApproximateConfig.DisableCache).
 //
 // Bound: at most max entries over all sequences. A sequence keeps the first
 // max messages of a longer conversation; the rest is measured on every
