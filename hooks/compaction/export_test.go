@@ -7,6 +7,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
@@ -111,8 +112,8 @@ func ReferenceCollect(messages []*schema.Message, indices []int) []LedgerEntry {
 // tokens, at most SummaryBudgetMax, sent with 1/BudgetHeadroomShare more as
 // max output tokens.
 const (
-	SummaryBudgetBase   = summaryBudgetBase
-	SummaryBudgetShare  = summaryBudgetShare
-	SummaryBudgetMax    = summaryBudgetMax
+	SummaryBudgetBase   = cost.SummaryBase
+	SummaryBudgetShare  = cost.SummaryShare
+	SummaryBudgetMax    = cost.SummaryMax
 	BudgetHeadroomShare = budgetHeadroomShare
 )

@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
@@ -225,13 +226,13 @@ type CompactionHook struct {
 	kind       string          // the compactor's type name, for errors and callbacks
 	jobs       *jobs.Set[*job] // compactor calls in flight and prepared results
 	backoff    jobs.Backoffs
-	noRoom     jobs.Backoffs   // conversations whose last compaction bought too little room (see room.go)
-	fallback   []fallbackStage // nil: HookConfig.DisableFallback
-	sharing    *sharing        // nil: no Store
-	archive    Archive         // nil: nothing archived
-	prices     *Prices         // HookConfig.Prices; nil: no pay-for-itself rule
-	depth      *Prices         // the prices that choose the depth; nil: HookConfig.AimAtCompactTo
-	outputs    *outputCosts    // the summarizer's billed output per visible token, learned from its rounds
+	noRoom     jobs.Backoffs     // conversations whose last compaction bought too little room (see room.go)
+	fallback   []fallbackStage   // nil: HookConfig.DisableFallback
+	sharing    *sharing          // nil: no Store
+	archive    Archive           // nil: nothing archived
+	prices     *Prices           // HookConfig.Prices; nil: no pay-for-itself rule
+	depth      *Prices           // the prices that choose the depth; nil: HookConfig.AimAtCompactTo
+	outputs    *cost.OutputCosts // the summarizer's billed output per visible token, learned from its rounds
 	now        func() time.Time
 }
 
@@ -302,7 +303,7 @@ func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, e
 	}
 	h := &CompactionHook{compactor: cfg.Compactor, counter: counter, window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
 		onPrepared: cfg.OnPrepared, log: log, observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: jobs.NewSet[*job](),
-		prices: prices, depth: depth, outputs: &outputCosts{}, now: time.Now, archive: cfg.Archive}
+		prices: prices, depth: depth, outputs: &cost.OutputCosts{}, now: time.Now, archive: cfg.Archive}
 	if !cfg.DisableFallback {
 		fb, err := newFallback(ctx)
 		if err != nil {

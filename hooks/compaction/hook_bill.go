@@ -3,9 +3,10 @@ package compaction
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 )
 
 // cycleOf describes the compaction of messages, estimated at est tokens for
@@ -14,22 +15,23 @@ import (
 // step: the last assistant reply and what followed it, at least 1 % of the
 // window), and the hidden reasoning a summarizer round bills as output, as
 // learned from the rounds' usage.
-func (h *CompactionHook) cycleOf(ctx context.Context, messages []*schema.Message, est int) (cycle, error) {
+func (h *CompactionHook) cycleOf(ctx context.Context, messages []*schema.Message, est int) (cost.Cycle, error) {
 	lead := 0
 	for lead < len(messages) && messages[lead] != nil && messages[lead].Role == schema.System {
 		lead++
 	}
 	prefix, err := h.counter.Count(ctx, messages[:lead], nil)
 	if err != nil {
-		return cycle{}, fmt.Errorf("compaction: counting the system prompt: %w", err)
+		return cost.Cycle{}, fmt.Errorf("compaction: counting the system prompt: %w", err)
 	}
 	last := max(LastAssistantIndex(messages), lead)
 	growth, err := h.counter.Count(ctx, messages[last:], nil)
 	if err != nil {
-		return cycle{}, fmt.Errorf("compaction: counting the last step: %w", err)
+		return cost.Cycle{}, fmt.Errorf("compaction: counting the last step: %w", err)
 	}
 	trigger, _ := h.Thresholds()
-	return cycle{estimate: est, trigger: int(trigger), prefix: prefix, growth: max(growth, h.window/100, 1), reasoning: h.outputs.reasoning()}, nil
+	return cost.Cycle{Estimate: est, Trigger: int(trigger), Prefix: prefix, Growth: max(growth, h.window/100, 1),
+		Reasoning: h.outputs.Reasoning()}, nil
 }
 
 // billKeep decides how deep the compaction of messages, estimated at est
@@ -47,38 +49,14 @@ func (h *CompactionHook) billKeep(ctx context.Context, messages []*schema.Messag
 	if err != nil {
 		return -1, err
 	}
-	// The call a deep compaction leaves: what stays at the front, the
-	// verbatim floor, the summary of the rest, and what the call sends
-	// besides its messages (tool schemas).
-	overhead = max(overhead, 0)
-	deep := c.prefix + keep + textBudget(est-overhead-c.prefix-keep) + overhead
-	if deep >= usual || c.rate(*h.depth, deep) >= c.rate(*h.depth, usual) {
-		return -1, nil
-	}
-	return keep, nil
+	return c.Keep(cost.Rates(*h.depth), overhead, usual, keep), nil
 }
 
 // verbatimFloor is how many of the newest tokens a deep compaction keeps
-// verbatim: billFloorPermille thousandths of the window, rounded up. A
-// window too large to multiply (the product would overflow) is divided
-// first.
+// verbatim: cost.FloorPermille thousandths of the window, rounded up.
 func (h *CompactionHook) verbatimFloor() int {
-	if h.window > (math.MaxInt-999)/billFloorPermille {
-		return h.window / 1000 * billFloorPermille
-	}
-	return (h.window*billFloorPermille + 999) / 1000
+	return cost.Floor(h.window)
 }
-
-// billFloorPermille is the share of the window, in thousandths, a deep
-// compaction keeps verbatim: a fifth (issue 23 asks for at least 20 %) and
-// 0.2 % more. The floor is measured by the hook's own
-// counter over the newest messages together, so it needs no room for a
-// counter that measures them differently, only for rounding: the simulation
-// (`go run ./cmd/benchcompare -bill`) kept at least 20.2 % of the window with
-// it. A whole percent, as first chosen, kept 21.0 % and cost 1-2 % of the
-// OpenAI-like bill (einocompact-aligned / Eino 0.863, 0.870 and 0.892
-// against 0.852, 0.869 and 0.871).
-const billFloorPermille = 202
 
 // deepKey carries a deep compaction (Report.Deep) from a CompactionHook to
 // its SummarizationCompactor, through the ctx of the Compact call (a
@@ -118,12 +96,12 @@ func (h *CompactionHook) weigh(ctx context.Context, before, after []*schema.Mess
 		if err != nil {
 			return false, err
 		}
-		c.cold = r.ColdCache
-		if kept := left + r.Overhead; !c.pays(*h.prices, kept) {
+		c.Cold = r.ColdCache
+		if kept, rates := left+r.Overhead, cost.Rates(*h.prices); !c.Pays(rates, kept) {
 			r.Unprofitable = true
 			h.log.DebugContext(ctx, "compaction not applied: re-sending what it keeps costs more than it saves before the next compaction",
-				"step", r.BeforeStep(), "estimated_tokens", r.Estimated, "tokens_after", left, "resent_cost", c.resent(*h.prices, kept),
-				"saving", c.saving(*h.prices, kept))
+				"step", r.BeforeStep(), "estimated_tokens", r.Estimated, "tokens_after", left, "resent_cost", c.Resent(rates, kept),
+				"saving", c.Saving(rates, kept))
 			return true, nil
 		}
 	}

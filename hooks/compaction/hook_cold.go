@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 )
 
 // The cache's clock (Prices.CacheTTL). A provider keeps a prompt cache for
@@ -25,7 +26,7 @@ import (
 // (the cache-aligned request's prefix is cold too) and a compaction sooner,
 // against a cold call sent smaller and a later compaction at the trigger
 // that would have re-sent the verbatim floor. Near the trigger the second
-// outweighs the first; further down it does not. coldNowThird places the
+// outweighs the first; further down it does not. cost.ColdLine places the
 // line: see its comment for the measurements.
 
 // cacheTTL is the cache lifetime the hook assumes: that of
@@ -41,8 +42,7 @@ func (h *CompactionHook) cacheTTL() time.Duration {
 // expired: the previous model call's reply arrived longer than the cache
 // lifetime ago. An unknown time (zero) or no lifetime (0) is a warm cache.
 func (h *CompactionHook) cold(state *hooks.State) bool {
-	ttl := h.cacheTTL()
-	return ttl > 0 && !state.LastModelCallAt.IsZero() && h.now().Sub(state.LastModelCallAt) > ttl
+	return cost.Expired(h.cacheTTL(), state.LastModelCallAt, h.now())
 }
 
 // coldEarly reports whether a call below the trigger is compacted because
@@ -71,20 +71,6 @@ func (h *CompactionHook) coldReady(ctx context.Context, state *hooks.State, r *R
 	return j != nil && j.Finished() && !j.failed()
 }
 
-// coldNowThird: a synchronous hook compacts a cold call at or above the
-// last 1/coldNowThird of the way from the target (CompactTo) to the
-// trigger (CompactAt): 0.6 of the window in the defaults. Chosen from the
-// bill with the trajectories' pauses and a 5-minute cache
-// (`go run ./cmd/benchcompare -sim`, the TTL table's einocompact-aligned /
-// Eino, OpenAI-like, many-small-results / few-huge-results /
-// many-user-turns): 0.900 / 0.919 / 0.967 without the rule; with the line
-// at 0.4 of the window 0.903 / 0.939 / 0.964, at 0.5 0.895 / 0.938 /
-// 0.953, at 0.55 0.891 / 0.927 / 0.956, at 0.6 0.881 / 0.913 / 0.951, at
-// 0.65 0.889 / 0.919 / 0.955. Lower lines compact more often (up to 20
-// compactions against 9 on many-user-turns), each reading the whole
-// conversation uncached.
-const coldNowThird = 3
-
 // coldNow reports whether a synchronous hook compacts a call below the
 // trigger because the cache is cold (r.ColdCache) and the call is in the
 // last third of the way from the target to the trigger. A hook with
@@ -95,5 +81,5 @@ func (h *CompactionHook) coldNow(r *Report) bool {
 		return false
 	}
 	trigger, target := h.Thresholds()
-	return float64(r.Estimated) >= trigger-(trigger-float64(target))/coldNowThird
+	return float64(r.Estimated) >= cost.ColdLine(trigger, float64(target))
 }

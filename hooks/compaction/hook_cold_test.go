@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 )
 
 // coldHook is ppHook with prices (nil: the default) and a clock fixed at now.
@@ -112,12 +113,12 @@ func TestColdCacheInvalidatesNothing(t *testing.T) {
 	}
 	// The cost model: a small rewrite that does not pay for re-sending what
 	// it keeps (TestCompactionPaysForItself) pays on a cold cache.
-	c := cycle{estimate: 22400, trigger: 22400, prefix: 1000, growth: 600}
-	if c.pays(PricesOpenAI, 20000) {
+	c, openAI := cost.Cycle{Estimate: 22400, Trigger: 22400, Prefix: 1000, Growth: 600}, cost.Rates(PricesOpenAI)
+	if c.Pays(openAI, 20000) {
 		t.Fatal("the small rewrite pays on a warm cache; the case no longer tests the rule")
 	}
-	c.cold = true
-	if !c.pays(PricesOpenAI, 20000) || c.resent(PricesOpenAI, 20000) != 0 {
-		t.Errorf("on a cold cache: pays=%v resent=%v, want true and 0", c.pays(PricesOpenAI, 20000), c.resent(PricesOpenAI, 20000))
+	c.Cold = true
+	if !c.Pays(openAI, 20000) || c.Resent(openAI, 20000) != 0 {
+		t.Errorf("on a cold cache: pays=%v resent=%v, want true and 0", c.Pays(openAI, 20000), c.Resent(openAI, 20000))
 	}
 }

@@ -59,14 +59,14 @@ func TestReasoningCostLearnedThroughTheClient(t *testing.T) {
 					t.Fatalf("round %d usage %+v, want %d reasoning tokens on the wire", i, rd.Usage, tc.want)
 				}
 			}
-			if got := h.outputs.reasoning(); got != tc.want {
+			if got := h.outputs.Reasoning(); got != tc.want {
 				t.Fatalf("learned reasoning per round %d, want %d", got, tc.want)
 			}
 			cyc, err := h.cycleOf(ctx, reasoningConversation(), first.Estimated)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := cyc.reasoning; got != tc.want {
+			if got := cyc.Reasoning; got != tc.want {
 				t.Fatalf("the cost model prices %d reasoning tokens a round, want %d", got, tc.want)
 			}
 			second, err := h.Decide(ctx, &hooks.State{Messages: reasoningConversation()})

@@ -3,7 +3,6 @@ package compaction
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
@@ -77,49 +76,8 @@ func TestReasoningSummarizerGetsDeeperCompactions(t *testing.T) {
 				t.Fatalf("second compaction: compacted %v, err %v", second.Compacted, err)
 			}
 			if second.Deep != tc.deep {
-				t.Errorf("second compaction Deep %v, want %v (learned reasoning per round %d)", second.Deep, tc.deep, h.outputs.reasoning())
+				t.Errorf("second compaction Deep %v, want %v (learned reasoning per round %d)", second.Deep, tc.deep, h.outputs.Reasoning())
 			}
 		})
-	}
-}
-
-// outputCosts learns the mean reasoning per round over its memory, ignores
-// rounds that report no output, follows a summarizer that changes, and is
-// safe for concurrent use (run with -race).
-func TestOutputCostsLearnReasoning(t *testing.T) {
-	t.Parallel()
-	var o outputCosts
-	if got := o.reasoning(); got != 0 {
-		t.Fatalf("prior %d, want 0", got)
-	}
-	reasoned := func(n int) *schema.TokenUsage {
-		return &schema.TokenUsage{CompletionTokens: 300 + n, CompletionTokensDetails: schema.CompletionTokensDetails{ReasoningTokens: n}}
-	}
-	o.observe(nil)
-	o.observe(&schema.TokenUsage{PromptTokens: 100})
-	if got := o.reasoning(); got != 0 {
-		t.Fatalf("after rounds without output: %d, want 0", got)
-	}
-	o.observe(reasoned(1000))
-	o.observe(reasoned(0))
-	if got, want := o.reasoning(), (1000+0+1)/2; got != want {
-		t.Fatalf("mean of 1,000 and 0: %d, want %d", got, want)
-	}
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for range outputMemory {
-				o.observe(reasoned(2000))
-				_ = o.reasoning()
-			}
-		})
-	}
-	wg.Wait()
-	if got := o.reasoning(); got != 2000 {
-		t.Errorf("after a full memory of 2,000-token rounds: %d, want 2000", got)
-	}
-	var none *outputCosts
-	if got := none.reasoning(); got != 0 {
-		t.Errorf("nil: %d, want 0", got)
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 )
 
 // Report is what one triggered run of a CompactionHook found and did. The
@@ -205,12 +207,12 @@ type roundLog struct {
 	rounds []Round
 	// outputs, when set, learns from each round's usage what the
 	// summarizer bills as output (the hook's cost model).
-	outputs *outputCosts
+	outputs *cost.OutputCosts
 }
 
 type roundLogKey struct{}
 
-func withRoundLog(ctx context.Context, outputs *outputCosts) (context.Context, *roundLog) {
+func withRoundLog(ctx context.Context, outputs *cost.OutputCosts) (context.Context, *roundLog) {
 	l := &roundLog{outputs: outputs}
 	return context.WithValue(ctx, roundLogKey{}, l), l
 }
@@ -232,7 +234,7 @@ func reportRound(ctx context.Context, r Round) {
 	if l.outputs != nil {
 		// Every round is paid for, whether its compaction is applied,
 		// dropped unused or abandoned.
-		l.outputs.observe(r.Usage)
+		l.outputs.Observe(r.Usage)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

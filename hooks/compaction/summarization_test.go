@@ -15,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 )
 
 // scStep is one scripted answer of scModel.
@@ -160,7 +161,7 @@ func TestCompactReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return budgetWords(textBudget(n))
+		return budgetWords(cost.SummaryBudget(n))
 	}
 
 	cases := []struct {

@@ -3,25 +3,8 @@ package compaction
 import (
 	"strconv"
 	"strings"
-)
 
-// The summary's output budget: the tokens the summarizer is asked to write
-// for a round that replaces input tokens, a fixed part for the headings and
-// a share of the input, capped. It counts the model's text alone: the
-// identifier ledger's block and the summary's tags are appended by code
-// after the reply, so they cost no output tokens and the model is given no
-// room for them. The share and the cap were chosen from the measurements in
-// docs/compaction.md (the summary's output budget): output is priced several
-// times an input token, and with the cap of 512 the simulated bill of the
-// cache-aligned strategy fell by 12 to 19 % (against the whole summary's
-// planned size as max tokens) while the fidelity corpus through the hook
-// kept 96.8 % of its identifiers; the next cheaper cap, 384, kept 95.8 %.
-// With the deep floor at 20.2 % of the window (it was 21 % then) the
-// defaults keep 96.5 %, a cap of 448 95.8 % and one of 384 95.2 %.
-const (
-	summaryBudgetBase  = 64
-	summaryBudgetShare = 6
-	summaryBudgetMax   = 512
+	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 )
 
 // budgetHeadroomShare: a round sends as max output tokens its budget plus
@@ -42,24 +25,17 @@ const (
 )
 
 // outputBudget is the round's output budget for input tokens replaced: the
-// tokens the summarizer is asked to write, and the max output tokens sent
+// tokens the summarizer is asked to write (cost.SummaryBudget), and the max output tokens sent
 // (that plus the headroom, at most SummarizationConfig.MaxRoundOutputTokens;
 // when that bound is lower, the budget told shrinks with it).
 func (c *SummarizationCompactor) outputBudget(input int) (budget, maxTokens int) {
-	budget = textBudget(input)
+	budget = cost.SummaryBudget(input)
 	maxTokens = budget + budget/budgetHeadroomShare
 	if c.maxOutput > 0 && maxTokens > c.maxOutput {
 		maxTokens = c.maxOutput
 		budget = max(maxTokens*budgetHeadroomShare/(budgetHeadroomShare+1), 1)
 	}
 	return budget, maxTokens
-}
-
-// textBudget is the default budget of the summarizer's text for input
-// tokens replaced, before any bound: summaryBudgetBase plus
-// 1/summaryBudgetShare of the input, at most summaryBudgetMax.
-func textBudget(input int) int {
-	return min(summaryBudgetBase+max(input, 0)/summaryBudgetShare, summaryBudgetMax)
 }
 
 // BudgetWordsPlaceholder, written in a custom

@@ -1,4 +1,4 @@
-package compaction
+package cost
 
 import (
 	"math"
@@ -7,35 +7,35 @@ import (
 	"github.com/cloudwego/eino/schema"
 )
 
-// outputCosts learns what a summarizer round bills as output besides its
+// OutputCosts learns what a summarizer round bills as output besides its
 // summary: the hidden reasoning (usage's
 // CompletionTokensDetails.ReasoningTokens) a reasoning model bills as
 // output, which can be several times the summary. The summary itself is
-// priced at its budget (textBudget), which each round is told and capped
+// priced at its budget (SummaryBudget), which each round is told and capped
 // by; nothing the compactor sends bounds the reasoning, so it is learned:
 // the mean over the newest outputMemory rounds that reported usage with any
 // output. With none it is 0, the summary alone. It is a cost per round,
 // whatever the round replaces, so the cost model spreads it over the calls
 // until the next compaction, and a reasoning summarizer makes deep
 // compactions, which buy more calls per round, the cheaper choice. One value
-// serves all the runs a CompactionHook serves; it is safe for concurrent
-// use.
-type outputCosts struct {
+// serves all the runs a CompactionHook serves; the zero value is ready, and
+// it is safe for concurrent use.
+type OutputCosts struct {
 	mu   sync.Mutex
 	obs  [outputMemory]int // reasoning tokens of a round
 	n    int               // observations held, at most outputMemory
 	next int               // where the next observation goes
 }
 
-// outputMemory bounds what outputCosts remembers, so that a summarizer
+// outputMemory bounds what OutputCosts remembers, so that a summarizer
 // whose behaviour changes (another model after a failover, another
 // reasoning effort) is followed within a few compactions.
 const outputMemory = 16
 
-// observe records the output usage u reports for one round. Nil usage, or
+// Observe records the output usage u reports for one round. Nil usage, or
 // usage reporting no output at all, says nothing about the summarizer and is
 // ignored; a round that wrote text and no reasoning counts as 0.
-func (o *outputCosts) observe(u *schema.TokenUsage) {
+func (o *OutputCosts) Observe(u *schema.TokenUsage) {
 	if u == nil || u.CompletionTokens <= 0 && u.CompletionTokensDetails.ReasoningTokens <= 0 {
 		return
 	}
@@ -46,10 +46,10 @@ func (o *outputCosts) observe(u *schema.TokenUsage) {
 	o.n = min(o.n+1, outputMemory)
 }
 
-// reasoning is the hidden reasoning a round is expected to bill as output:
+// Reasoning is the hidden reasoning a round is expected to bill as output:
 // the mean over the rounds held, rounded up; 0 with none (the prior: the
 // summary alone). A nil o has learned nothing.
-func (o *outputCosts) reasoning() int {
+func (o *OutputCosts) Reasoning() int {
 	if o == nil {
 		return 0
 	}
