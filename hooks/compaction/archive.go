@@ -2,16 +2,13 @@ package compaction
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
 )
 
 // Archive keeps what compaction removed, so that nothing a compaction
@@ -45,26 +42,13 @@ type Archive interface {
 var (
 	// ErrArchiveReference is wrapped by the errors of a reference the
 	// archive did not issue: malformed, forged, guessed or altered.
-	ErrArchiveReference = errors.New("compaction: not a reference this archive issued")
+	ErrArchiveReference = archive.ErrReference
 	// ErrArchiveNotFound is wrapped by the errors of a genuine reference
 	// whose entry is gone: expired (TTL) or evicted (size cap).
-	ErrArchiveNotFound = errors.New("compaction: archived entry not found (expired or evicted)")
+	ErrArchiveNotFound = archive.ErrNotFound
 	// ErrArchiveScope is wrapped by the errors of a reference issued for
 	// another conversation than the caller's.
 	ErrArchiveScope = errors.New("compaction: archived entry belongs to another conversation")
-)
-
-// archiveRefPrefix starts every reference; the version after "arc" lets a
-// later encoding refuse an old one cleanly.
-const archiveRefPrefix = "arc1-"
-
-// Sizes, in bytes before hex, of a reference's parts. The conversation part
-// is the full ArchiveConversation digest's first half: enough that two
-// conversations never collide, short enough to copy.
-const (
-	refConvBytes  = 16
-	refEntryBytes = 8
-	refMACBytes   = 12
 )
 
 // ArchiveConversation returns the conversation key under which the archive
@@ -80,8 +64,8 @@ const (
 // lineage cannot be claimed by what the agent writes.
 func ArchiveConversation(messages []*schema.Message) (conv string, ok bool) {
 	for _, m := range messages {
-		if ref, found := archiveRefOf(m); found {
-			if c, _, _, err := parseArchiveRef(ref); err == nil {
+		if ref, found := archive.RefOf(m); found {
+			if c, _, _, err := archive.ParseRef(ref); err == nil {
 				return c, true
 			}
 		}
@@ -90,93 +74,122 @@ func ArchiveConversation(messages []*schema.Message) (conv string, ok bool) {
 	if a < 0 {
 		return "", false
 	}
-	d := PrefixDigest(messages[:a+1])
-	sum := sha256.Sum256(append([]byte("einocompact/archive/conv\x00"), d[:]...))
-	return "cv" + hex.EncodeToString(sum[:refConvBytes]), true
-}
-
-// archiveMarkerKey is the marker field holding a compaction's archive
-// reference.
-const archiveMarkerKey = "archive"
-
-// archiveRefOf returns the archive reference in m's marker.
-func archiveRefOf(m *schema.Message) (string, bool) {
-	fields, ok := message.Fields(m)
-	if !ok {
-		return "", false
-	}
-	ref, ok := fields[archiveMarkerKey].(string)
-	return ref, ok && ref != ""
+	return archive.Conversation(PrefixDigest(messages[:a+1])), true
 }
 
 // ArchiveRefOf returns the archive reference a compaction left in msg's
 // marker (HookConfig.Archive), and false when it left none.
-func ArchiveRefOf(msg *schema.Message) (string, bool) { return archiveRefOf(msg) }
+func ArchiveRefOf(msg *schema.Message) (string, bool) { return archive.RefOf(msg) }
 
-// refSigner issues and checks references with one archive's key.
-type refSigner struct{ key []byte }
+// MinArchiveKeyBytes is the shortest key NewArchiveRefs accepts.
+const MinArchiveKeyBytes = archive.MinKeyBytes
 
-func (s refSigner) mac(conv, entry string) string {
-	h := hmac.New(sha256.New, s.key)
-	h.Write([]byte(conv))
-	h.Write([]byte{0})
-	h.Write([]byte(entry))
-	return hex.EncodeToString(h.Sum(nil)[:refMACBytes])
-}
+// ArchiveRefs issues and checks the signed references of an Archive kept
+// outside this package (integration/redisstore keeps one in Redis): the
+// same form and the same checks as FileArchive's, so ArchiveConversation
+// follows their lineage and a forged, guessed or altered one is refused
+// with ErrArchiveReference. The zero value is not usable.
+type ArchiveRefs struct{ signer *archive.Signer }
 
-// issue returns the reference of entry in conv.
-func (s refSigner) issue(conv, entry string) string {
-	return archiveRefPrefix + conv + "-" + entry + "-" + s.mac(conv, entry)
-}
-
-// check parses ref and verifies its signature; the error wraps
-// ErrArchiveReference.
-func (s refSigner) check(ref string) (conv, entry string, err error) {
-	conv, entry, mac, err := parseArchiveRef(ref)
+// NewArchiveRefs returns the references signed with key, which must be
+// secret, at least MinArchiveKeyBytes long and shared by every process
+// reading the same archive.
+func NewArchiveRefs(key []byte) (ArchiveRefs, error) {
+	s, err := archive.NewSigner(key)
 	if err != nil {
-		return "", "", err
+		return ArchiveRefs{}, fmt.Errorf("compaction: NewArchiveRefs: %w", err)
 	}
-	if !hmac.Equal([]byte(mac), []byte(s.mac(conv, entry))) {
-		return "", "", fmt.Errorf("%w: the signature of reference %q does not match", ErrArchiveReference, clip(ref))
-	}
-	return conv, entry, nil
+	return ArchiveRefs{signer: s}, nil
 }
 
-// parseArchiveRef splits a reference into its parts, checking only its form.
-func parseArchiveRef(ref string) (conv, entry, mac string, err error) {
-	bad := func(why string) error {
-		return fmt.Errorf("%w: reference %q %s", ErrArchiveReference, clip(ref), why)
+// Issue returns a new entry id in conversation conv and its reference;
+// conv must be a key from ArchiveConversation.
+func (r ArchiveRefs) Issue(conv string) (ref, entry string, err error) {
+	if r.signer == nil {
+		return "", "", fmt.Errorf("compaction: ArchiveRefs is not made by NewArchiveRefs")
 	}
-	rest, ok := strings.CutPrefix(strings.TrimSpace(ref), archiveRefPrefix)
-	if !ok {
-		return "", "", "", bad("does not start with " + archiveRefPrefix)
-	}
-	parts := strings.Split(rest, "-")
-	if len(parts) != 3 {
-		return "", "", "", bad("does not have the form " + archiveRefPrefix + "CONVERSATION-ENTRY-SIGNATURE")
-	}
-	conv, entry, mac = parts[0], parts[1], parts[2]
-	c, ok := strings.CutPrefix(conv, "cv")
-	if !ok || !isHex(c, refConvBytes) || !isHex(entry, refEntryBytes) || !isHex(mac, refMACBytes) {
-		return "", "", "", bad("has a malformed part")
-	}
-	return conv, entry, mac, nil
+	return r.signer.Issue(conv)
 }
 
-func isHex(s string, n int) bool {
-	if len(s) != 2*n {
-		return false
+// Check verifies ref's form and signature and returns its conversation and
+// entry id; the error wraps ErrArchiveReference.
+func (r ArchiveRefs) Check(ref string) (conv, entry string, err error) {
+	if r.signer == nil {
+		return "", "", fmt.Errorf("%w: ArchiveRefs is not made by NewArchiveRefs", ErrArchiveReference)
 	}
-	_, err := hex.DecodeString(s)
-	return err == nil && strings.ToLower(s) == s
+	return r.signer.Check(ref)
 }
 
-// clip keeps an error about a bad reference short when the caller sent a
-// long string.
-func clip(s string) string {
-	const max = 96
-	if len(s) <= max {
-		return s
+// Defaults of a FileArchive.
+const (
+	// DefaultArchiveTTL is how long a FileArchive keeps an entry.
+	DefaultArchiveTTL = archive.DefaultTTL
+	// DefaultArchiveMaxBytes bounds a FileArchive's directory.
+	DefaultArchiveMaxBytes = archive.DefaultMaxBytes
+)
+
+// FileArchive is an Archive in a directory: one append-only file per
+// conversation ("CONV.arc"), and the key that signs references
+// ("archive.key", made once, by whichever process comes first). Several
+// processes may share the directory (replicas on one host or one shared
+// volume that honours flock): a record is written with one write call on a
+// file opened for appending, under an exclusive flock, and every record
+// carries a checksum, so a crash mid-write leaves a torn last record that
+// readers skip and the next writer starts after.
+//
+// Entries live TTL (WithArchiveTTL) and the directory stays within MaxBytes
+// (WithArchiveMaxBytes): past it, whole conversations are evicted, the least
+// recently written first, and a single conversation larger than the cap
+// keeps its newest entries. Every file in the directory counts (the key,
+// and the temporary files a crash mid-trim leaves, which a sweep removes
+// once they are an hour old). A process sweeps before a write that would
+// take what it wrote since its last sweep past a sixteenth of the cap, and
+// leaves room for that sixteenth: one writing process keeps the directory
+// within the cap, and each further process sharing it may take it past
+// the cap by up to a sixteenth more.
+type FileArchive struct {
+	config archive.Config // the options, read by NewFileArchive
+	file   *archive.File
+}
+
+var _ Archive = (*FileArchive)(nil)
+
+// FileArchiveOption sets a FileArchive's option.
+type FileArchiveOption func(*FileArchive)
+
+// WithArchiveTTL sets how long entries are kept; 0 keeps the default,
+// DefaultArchiveTTL; it must not be negative.
+func WithArchiveTTL(ttl time.Duration) FileArchiveOption {
+	return func(a *FileArchive) { a.config.TTL = ttl }
+}
+
+// WithArchiveMaxBytes bounds the directory's size in bytes; 0 keeps the
+// default, DefaultArchiveMaxBytes; it must not be negative.
+func WithArchiveMaxBytes(n int64) FileArchiveOption {
+	return func(a *FileArchive) { a.config.MaxBytes = n }
+}
+
+// NewFileArchive returns a FileArchive in dir, creating dir (0700) and its
+// key when missing. Errors name the bad option and its value.
+func NewFileArchive(dir string, opts ...FileArchiveOption) (*FileArchive, error) {
+	a := &FileArchive{}
+	for _, o := range opts {
+		o(a)
 	}
-	return s[:max] + "..."
+	f, err := archive.Open(dir, a.config)
+	if err != nil {
+		return nil, err
+	}
+	a.file = f
+	return a, nil
+}
+
+// Put implements Archive.
+func (a *FileArchive) Put(ctx context.Context, conv string, messages []*schema.Message) (string, error) {
+	return a.file.Put(ctx, conv, messages)
+}
+
+// Get implements Archive.
+func (a *FileArchive) Get(ctx context.Context, ref string) (string, []*schema.Message, error) {
+	return a.file.Get(ctx, ref)
 }

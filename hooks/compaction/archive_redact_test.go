@@ -45,7 +45,7 @@ func TestRedactArchiveKeepsSecretsOffDisk(t *testing.T) {
 			in := secretMessages()
 			conv := arcConv(t, "secrets")
 			ref := arcPut(t, a, conv, in...)
-			raw, err := os.ReadFile(filepath.Join(dir, conv+archiveExt))
+			raw, err := os.ReadFile(filepath.Join(dir, conv+".arc"))
 			if err != nil {
 				t.Fatal(err)
 			}

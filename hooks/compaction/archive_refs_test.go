@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
 )
 
 // TestArchiveRefs: references issued with a key check with it and name
@@ -42,7 +44,7 @@ func TestArchiveRefs(t *testing.T) {
 		t.Fatalf("bad conversation: %v", err)
 	}
 	marked := schema.AssistantMessage("summary", nil)
-	marked.Extra = map[string]any{MetaKey: NewMarker(StrategySummarization, 2, map[string]any{archiveMarkerKey: ref})}
+	marked.Extra = map[string]any{MetaKey: NewMarker(StrategySummarization, 2, map[string]any{archive.MarkerKey: ref})}
 	if c, ok := ArchiveConversation([]*schema.Message{sys("rules"), user("other"), marked}); !ok || c != conv {
 		t.Fatalf("lineage: %q %v, want %q", c, ok, conv)
 	}

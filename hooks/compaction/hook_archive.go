@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
 )
 
 // Archiving what a compaction removes (HookConfig.Archive). The hook does
@@ -107,7 +108,7 @@ func withArchivePointer(m *schema.Message, line, ref string) *schema.Message {
 	if !ok {
 		fields = NewMarker("archive", 0, nil)
 	}
-	fields[archiveMarkerKey] = ref
+	fields[archive.MarkerKey] = ref
 	c.Extra[MetaKey] = fields
 	return &c
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
@@ -198,7 +199,7 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 	}
 	for pos, i := range indices {
 		m := messages[i]
-		ref, _ := archiveRefOf(m) // "" without an archive
+		ref, _ := archive.RefOf(m) // "" without an archive
 		if fields, ok := MarkerFields(m); ok {
 			lines := ledgerBlockLines(m.Content)
 			carried := ledgerBlockRefs(lines)

@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
 )
 
 // RecallToolName is the name of the tool NewRecallTool returns.
@@ -144,7 +145,7 @@ func (r *recallTool) InvokableRun(ctx context.Context, argumentsInJSON string, _
 	if len(blocks) == 0 {
 		return head + ".", nil
 	}
-	pages := paginate(blocks, r.maxChars)
+	pages := archive.Page(blocks, r.maxChars)
 	if page > len(pages) {
 		return "", fmt.Errorf("recall: page %d does not exist; reference %q has %d page(s)", page, args.Reference, len(pages))
 	}
@@ -153,50 +154,4 @@ func (r *recallTool) InvokableRun(ctx context.Context, argumentsInJSON string, _
 		out += fmt.Sprintf("\n[More: call recall with page %d.]", page+1)
 	}
 	return out, nil
-}
-
-// paginate packs rendered messages into pages of at most maxChars code
-// points, splitting a message only when it alone is longer than a page.
-func paginate(blocks []string, maxChars int) []string {
-	var pages []string
-	var cur strings.Builder
-	n := 0
-	flush := func() {
-		if cur.Len() > 0 {
-			pages = append(pages, cur.String())
-			cur.Reset()
-			n = 0
-		}
-	}
-	for _, b := range blocks {
-		size := utf8.RuneCountInString(b)
-		if n > 0 && n+1+size > maxChars {
-			flush()
-		}
-		for size > maxChars {
-			cut := runePrefix(b, maxChars)
-			cur.WriteString(cut)
-			flush()
-			b = b[len(cut):]
-			size -= maxChars
-		}
-		if n > 0 {
-			cur.WriteByte('\n')
-			n++
-		}
-		cur.WriteString(b)
-		n += size
-	}
-	flush()
-	return pages
-}
-
-// runePrefix is the first n code points of s.
-func runePrefix(s string, n int) string {
-	i := 0
-	for range n {
-		_, w := utf8.DecodeRuneInString(s[i:])
-		i += w
-	}
-	return s[:i]
 }

@@ -1,4 +1,4 @@
-package compaction
+package archive
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func loadMessages(i int) []*schema.Message {
 func TestFileArchiveLoadOneProcess(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	a := arcNew(t, dir, WithArchiveMaxBytes(loadMaxBytes))
+	a := arcNew(t, dir, Config{MaxBytes: loadMaxBytes})
 	var peak int64
 	var ref string
 	const conversations = 2000
@@ -70,11 +70,11 @@ func TestFileArchiveLoadStaysWithinCap(t *testing.T) {
 	t.Parallel()
 	const archives, writers = 4, 2 // writers per archive
 	dir := t.TempDir()
-	as := make([]*FileArchive, archives)
+	as := make([]*File, archives)
 	for i := range as {
-		as[i] = arcNew(t, dir, WithArchiveMaxBytes(loadMaxBytes))
+		as[i] = arcNew(t, dir, Config{MaxBytes: loadMaxBytes})
 	}
-	record := int64(len(encodeArchiveRecord(strings.Repeat("0", 2*refEntryBytes), []byte(`{"t":0,"m":[]}`))) + len(loadBody) + 200) // above any record written here
+	record := int64(len(encodeRecord(strings.Repeat("0", 2*refEntryBytes), []byte(`{"t":0,"m":[]}`))) + len(loadBody) + 200) // above any record written here
 	bound := int64(loadMaxBytes) + (archives-1)*loadMaxBytes/16 + archives*writers*record
 
 	convs := make([]string, loadConversations)
@@ -164,7 +164,7 @@ func TestFileArchiveSweepsCrashLeftovers(t *testing.T) {
 	if err := os.Chtimes(stale, old, old); err != nil {
 		t.Fatal(err)
 	}
-	a := arcNew(t, dir, WithArchiveMaxBytes(maxBytes))
+	a := arcNew(t, dir, Config{MaxBytes: maxBytes})
 	for i := range 400 { // about three caps
 		arcPut(t, a, arcConv(t, fmt.Sprint("leftovers ", i)), loadMessages(i)...)
 		if n := allFileBytes(dir); n > maxBytes {

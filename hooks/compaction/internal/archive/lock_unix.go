@@ -1,6 +1,6 @@
 //go:build unix
 
-package compaction
+package archive
 
 import (
 	"os"

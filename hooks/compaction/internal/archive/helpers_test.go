@@ -1,0 +1,39 @@
+package archive
+
+import (
+	"context"
+	"crypto/sha256"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// arcConv is a conversation key for tests, one per first message.
+func arcConv(t *testing.T, first string) string {
+	t.Helper()
+	return Conversation(sha256.Sum256([]byte("rules\x00" + first)))
+}
+
+func arcNew(t *testing.T, dir string, c Config) *File {
+	t.Helper()
+	a, err := Open(dir, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func arcPut(t *testing.T, a *File, conv string, msgs ...*schema.Message) string {
+	t.Helper()
+	ref, err := a.Put(context.Background(), conv, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+func user(text string) *schema.Message { return schema.UserMessage(text) }
+
+func result(id, text string) *schema.Message {
+	return schema.ToolMessage(text, id, schema.WithToolName("search"))
+}
