@@ -82,7 +82,7 @@ func ArchiveConversation(messages []*schema.Message) (conv string, ok bool) {
 func ArchiveRefOf(msg *schema.Message) (string, bool) { return archive.RefOf(msg) }
 
 // MinArchiveKeyBytes is the shortest key NewArchiveRefs accepts.
-const MinArchiveKeyBytes = archive.MinKeyBytes
+const MinArchiveKeyBytes = 16
 
 // ArchiveRefs issues and checks the signed references of an Archive kept
 // outside this package (integration/redisstore keeps one in Redis): the
@@ -123,9 +123,9 @@ func (r ArchiveRefs) Check(ref string) (conv, entry string, err error) {
 // Defaults of a FileArchive.
 const (
 	// DefaultArchiveTTL is how long a FileArchive keeps an entry.
-	DefaultArchiveTTL = archive.DefaultTTL
+	DefaultArchiveTTL = 24 * time.Hour
 	// DefaultArchiveMaxBytes bounds a FileArchive's directory.
-	DefaultArchiveMaxBytes = archive.DefaultMaxBytes
+	DefaultArchiveMaxBytes = 256 << 20
 )
 
 // FileArchive is an Archive in a directory: one append-only file per

@@ -49,3 +49,13 @@ func TestArchiveRefs(t *testing.T) {
 		t.Fatalf("lineage: %q %v, want %q", c, ok, conv)
 	}
 }
+
+// TestArchiveDefaultsMatch: the public defaults, written out for godoc,
+// are the values the file store applies.
+func TestArchiveDefaultsMatch(t *testing.T) {
+	t.Parallel()
+	if DefaultArchiveTTL != archive.DefaultTTL || DefaultArchiveMaxBytes != archive.DefaultMaxBytes || MinArchiveKeyBytes != archive.MinKeyBytes {
+		t.Fatalf("public defaults %v %d %d, the store's %v %d %d", DefaultArchiveTTL, DefaultArchiveMaxBytes, MinArchiveKeyBytes,
+			archive.DefaultTTL, archive.DefaultMaxBytes, archive.MinKeyBytes)
+	}
+}
