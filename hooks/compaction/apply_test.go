@@ -10,21 +10,6 @@ import (
 	"github.com/cloudwego/eino/schema"
 )
 
-func TestNewSummaryMessage(t *testing.T) {
-	t.Parallel()
-	m := NewSummaryMessage("- did X", 4)
-	if m.Role != schema.User || m.Content != "<conversation_summary>\n- did X\n</conversation_summary>" {
-		t.Errorf("message %+v", m)
-	}
-	if mk, ok := MarkerOf(m); !ok || mk != (Marker{Strategy: StrategySummarization, SummarizedMessages: 4}) {
-		t.Errorf("marker %+v %v", mk, ok)
-	}
-	want := map[string]any{MetaKey: map[string]any{"strategy": StrategySummarization, "summarized_messages": 4}}
-	if !reflect.DeepEqual(m.Extra, want) {
-		t.Errorf("Extra = %#v, want exactly %#v", m.Extra, want)
-	}
-}
-
 func TestReplaceWithSummary(t *testing.T) {
 	t.Parallel()
 	base := []*schema.Message{user("0"), user("1"), user("2"), user("3"), user("4")}
@@ -47,44 +32,6 @@ func TestReplaceWithSummary(t *testing.T) {
 		}
 		if !reflect.DeepEqual(in, base) {
 			t.Errorf("%s: input changed", tc.name)
-		}
-	}
-}
-
-func TestSummaryText(t *testing.T) {
-	t.Parallel()
-	parts := func(ps ...schema.MessageOutputPart) *schema.Message {
-		return &schema.Message{Role: schema.Assistant, AssistantGenMultiContent: ps}
-	}
-	text := func(s string) schema.MessageOutputPart {
-		return schema.MessageOutputPart{Type: schema.ChatMessagePartTypeText, Text: s}
-	}
-	reason := schema.MessageOutputPart{Type: schema.ChatMessagePartTypeReasoning, Reasoning: &schema.MessageOutputReasoning{Text: "hmm"}}
-	cases := []struct {
-		name  string
-		reply *schema.Message
-		want  string // "" means ErrNoUsableSummary
-	}{
-		{"content", schema.AssistantMessage("  - a\n- b \n", nil), "- a\n- b"},
-		{"output parts after reasoning, all joined", parts(reason, text(" first "), text("  "), text("second\n")), "first\nsecond"},
-		{"legacy parts only when output parts hold no text", &schema.Message{Role: schema.Assistant,
-			AssistantGenMultiContent: []schema.MessageOutputPart{reason},
-			MultiContent:             []schema.ChatMessagePart{{Type: schema.ChatMessagePartTypeText, Text: "a"}, {Type: schema.ChatMessagePartTypeText, Text: "b"}}}, "a\nb"},
-		{"legacy parts", &schema.Message{Role: schema.Assistant, MultiContent: []schema.ChatMessagePart{
-			{Type: schema.ChatMessagePartTypeText, Text: "legacy"}}}, "legacy"},
-		{"content wins over parts", &schema.Message{Role: schema.Assistant, Content: "c",
-			AssistantGenMultiContent: []schema.MessageOutputPart{text("p")}}, "c"},
-		{"reasoning only", parts(reason), ""},
-		{"blank text part", parts(text("  ")), ""},
-		{"nil reply", nil, ""},
-	}
-	for _, tc := range cases {
-		got, err := summaryText(tc.reply)
-		switch {
-		case tc.want == "" && !errors.Is(err, ErrNoUsableSummary):
-			t.Errorf("%s: err = %v, want ErrNoUsableSummary", tc.name, err)
-		case tc.want != "" && (err != nil || got != tc.want):
-			t.Errorf("%s: got %q, %v; want %q", tc.name, got, err, tc.want)
 		}
 	}
 }

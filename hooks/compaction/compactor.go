@@ -7,6 +7,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 // Compactor shrinks a conversation towards a token target.
@@ -33,7 +34,7 @@ func (f CompactorFunc) Compact(ctx context.Context, messages []*schema.Message, 
 
 var (
 	// ErrNoUsableSummary means the chat model's reply had no text to use as a summary.
-	ErrNoUsableSummary = errors.New("compaction: the summarizer returned no usable text")
+	ErrNoUsableSummary = summarytext.ErrNoUsable
 	// ErrSummaryNotSmaller means swapping the summary in did not make the conversation smaller.
 	ErrSummaryNotSmaller = errors.New("compaction: the summary did not reduce the conversation")
 	// ErrBrokenToolPairing means a compactor returned a conversation in which

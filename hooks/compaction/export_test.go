@@ -9,6 +9,7 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
@@ -84,11 +85,11 @@ func ReferenceCollect(messages []*schema.Message, indices []int) []LedgerEntry {
 	for pos, i := range indices {
 		m := messages[i]
 		if fields, ok := MarkerFields(m); ok {
-			remembered := rememberedIdentifiers(fields[ledgerMarkerKey])
+			remembered := summarytext.Remembered(fields[summarytext.LedgerKey])
 			for _, v := range remembered {
 				note(v, pos)
 			}
-			for _, v := range ledgerBlockValues(m.Content) {
+			for _, v := range summarytext.BlockValues(m.Content) {
 				if !slices.Contains(remembered, v) {
 					note(v, pos)
 				}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 // TestMarkersSurvivePlainGob runs every compactor that writes Extra and
@@ -47,7 +48,7 @@ func TestMarkersSurvivePlainGob(t *testing.T) {
 		strategy  string
 		field     string // a strategy-specific marker field the output must carry
 	}{
-		{"summarization with ledger", sum, StrategySummarization, ledgerMarkerKey},
+		{"summarization with ledger", sum, StrategySummarization, summarytext.LedgerKey},
 		{"sliding window", sw, StrategySlidingWindow, "removed_messages"},
 		{"tool result pruning", pr, StrategyToolResultPruning, "original_tokens"},
 	} {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 // Archiving what a compaction removes (HookConfig.Archive). The hook does
@@ -30,13 +31,6 @@ func checkArchive(a Archive) error {
 		return fmt.Errorf("compaction: HookConfig.Archive is a nil %T; leave it nil for no archive", a)
 	}
 	return nil
-}
-
-// archivePointer is the line a compaction's new messages end with when what
-// they replaced was archived.
-func archivePointer(n int, ref string) string {
-	return fmt.Sprintf("[Archived: the %d earlier message(s) replaced here are kept verbatim; call the %s tool with reference %q to read them.]",
-		n, RecallToolName, ref)
 }
 
 // goneForGood is the clause of DefaultOmissionNote that archiving makes
@@ -78,7 +72,7 @@ func (h *CompactionHook) archiveRemoved(ctx context.Context, before, after []*sc
 		return after, left
 	}
 	out := slices.Clone(after)
-	line := archivePointer(len(removed), ref)
+	line := summarytext.Pointer(len(removed), ref)
 	for _, i := range targets {
 		out[i] = withArchivePointer(after[i], line, ref)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 // harcLong is a conversation of four tool steps whose results are large
@@ -87,7 +88,7 @@ func TestHookArchivesWhatCompactionRemoves(t *testing.T) {
 			for _, m := range st.Messages {
 				if IsStrategy(m, tc.strategy) {
 					ref, ok := ArchiveRefOf(m)
-					if !ok || ref != r.ArchiveRef || !strings.HasSuffix(m.Content, archivePointer(len(archived), r.ArchiveRef)) {
+					if !ok || ref != r.ArchiveRef || !strings.HasSuffix(m.Content, summarytext.Pointer(len(archived), r.ArchiveRef)) {
 						t.Fatalf("a %s message does not point at the archive: %q", tc.strategy, m.Content)
 					}
 					pointers++

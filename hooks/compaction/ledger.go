@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
@@ -70,12 +70,6 @@ func (s IdentifierStats) SurvivalRate() float64 {
 	}
 	return float64(s.Survived) / float64(s.Found)
 }
-
-// ledgerMarkerKey is the marker field that remembers a summary's identifiers.
-const ledgerMarkerKey = "identifiers"
-
-// ledgerHeading starts the machine-written block.
-const ledgerHeading = "## Identifiers (verbatim)"
 
 type ledger struct {
 	off        bool
@@ -201,13 +195,12 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 		m := messages[i]
 		ref, _ := archive.RefOf(m) // "" without an archive
 		if fields, ok := MarkerFields(m); ok {
-			lines := ledgerBlockLines(m.Content)
-			carried := ledgerBlockRefs(lines)
-			remembered := rememberedIdentifiers(fields[ledgerMarkerKey])
+			carried := summarytext.BlockRefs(m.Content)
+			remembered := summarytext.Remembered(fields[summarytext.LedgerKey])
 			for _, v := range remembered {
 				note(v, pos, true, cmp.Or(carried[v], ref))
 			}
-			for _, v := range ledgerBlockValues(m.Content) {
+			for _, v := range summarytext.BlockValues(m.Content) {
 				if !slices.Contains(remembered, v) {
 					note(v, pos, true, cmp.Or(carried[v], ref))
 				}
@@ -232,22 +225,6 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 		}
 	}
 	return entries
-}
-
-func rememberedIdentifiers(v any) []string {
-	switch x := v.(type) {
-	case []string:
-		return x
-	case []any:
-		out := make([]string, 0, len(x))
-		for _, e := range x {
-			if s, ok := e.(string); ok && s != "" {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 // repair appends the identifiers the summary lost, most used and newest
@@ -316,7 +293,7 @@ func (l ledger) repair(ctx context.Context, text string, entries []ledgerEntry, 
 		remembered = append(remembered, all[:len(e.value)])
 		all = all[len(e.value):]
 	}
-	return text, stats, map[string]any{ledgerMarkerKey: remembered}, nil
+	return text, stats, map[string]any{summarytext.LedgerKey: remembered}, nil
 }
 
 // sortLost orders lost entries most used first, then newest first, ties in
@@ -384,7 +361,7 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 	// Each entry's line is built only when a probe needs it, which the
 	// default counter's probes never do (see below).
 	refs, used := tagLedgerRefs(lost)
-	legend := func(k int) string { return ledgerLegend(refs[:used[k]]) }
+	legend := func(k int) string { return summarytext.Legend(refs[:used[k]]) }
 	var lines []string
 	lineUpTo := func(k int) {
 		if lines == nil {
@@ -407,7 +384,7 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 		// add up over concatenation: a probe's block is measured from the
 		// lines' lengths, without building it, and a line is built only to
 		// be measured when marking or escaping changes its value.
-		before := render.RuneLen("[" + string(schema.User) + "] " + ledgerHeading)
+		before := render.RuneLen("[" + string(schema.User) + "] " + summarytext.LedgerHeading)
 		runes := []int{0} // runes[k]: the first k lines, each with its "\n"
 		size = func(k int) (int, error) {
 			for len(runes) <= k {
@@ -451,23 +428,23 @@ func (l ledger) fit(ctx context.Context, lost []ledgerEntry, counter TokenCounte
 // marked as data (spotlight.Mark): an identifier without white space stays
 // byte for byte, an error line or any other free text is delimited and
 // datamarked, so a tool cannot pass an instruction to the agent through it.
-// The summary message says what the marking means (newSummary). Summary
-// tags are escaped before marking, as newSummary would escape them after:
+// The summary message says what the marking means (summarytext.New). Summary
+// tags are escaped before marking, as summarytext.New would escape them after:
 // once ˆ stands for the blanks in "</ conversation_summary>", no expression
 // for the tag's spellings sees it.
 func ledgerLine(e ledgerEntry) string {
-	return "- " + spotlight.Mark(escapeSummaryTags(e.value)) + ledgerTag(e.tag)
+	return "- " + spotlight.Mark(summarytext.EscapeTags(e.value)) + summarytext.Tag(e.tag)
 }
 
 // ledgerBlock is the block listing lines (from ledgerLine).
 func ledgerBlock(lines []string, dropped int) string {
-	n := len(ledgerHeading) + 48
+	n := len(summarytext.LedgerHeading) + 48
 	for _, l := range lines {
 		n += len(l) + 1
 	}
 	var b strings.Builder
 	b.Grow(n)
-	b.WriteString(ledgerHeading)
+	b.WriteString(summarytext.LedgerHeading)
 	for _, l := range lines {
 		b.WriteString("\n")
 		b.WriteString(l)
@@ -482,17 +459,17 @@ func ledgerBlock(lines []string, dropped int) string {
 // without building each line: "- " and the marked value go straight into
 // the block.
 func ledgerBlockOf(entries []ledgerEntry, dropped int) string {
-	n := len(ledgerHeading) + 48
+	n := len(summarytext.LedgerHeading) + 48
 	for _, e := range entries {
 		n += len(e.value) + 3
 	}
 	var b strings.Builder
 	b.Grow(n)
-	b.WriteString(ledgerHeading)
+	b.WriteString(summarytext.LedgerHeading)
 	for _, e := range entries {
 		b.WriteString("\n- ")
-		spotlight.WriteMark(&b, escapeSummaryTags(e.value))
-		b.WriteString(ledgerTag(e.tag))
+		spotlight.WriteMark(&b, summarytext.EscapeTags(e.value))
+		b.WriteString(summarytext.Tag(e.tag))
 	}
 	if dropped > 0 {
 		b.WriteString(droppedNote(dropped))
@@ -522,72 +499,8 @@ func droppedNoteRunes(dropped int) int {
 // ledgerLineRunes is render.RuneLen(ledgerLine(e)), without building the
 // line when neither escaping nor marking changes the value.
 func ledgerLineRunes(e ledgerEntry) int {
-	if !spotlight.NeedsMark(e.value) && escapeSummaryTags(e.value) == e.value {
-		return 2 + render.RuneLen(e.value) + len(ledgerTag(e.tag))
+	if !spotlight.NeedsMark(e.value) && summarytext.EscapeTags(e.value) == e.value {
+		return 2 + render.RuneLen(e.value) + len(summarytext.Tag(e.tag))
 	}
 	return render.RuneLen(ledgerLine(e))
 }
-
-// ledgerBlockValues reads back the identifiers a summary's own ledger block
-// lists. The marker may remember fewer (MaxRemembered), and the extractors
-// cannot recognise a bare tool-call id or argument value outside the header
-// or JSON it came from, so without this a folded summary's appended
-// identifiers were forgotten without being counted as dropped. Values are
-// unmarked (spotlight.Unmark), so the fold carries what the tool said, the
-// same value the marker remembers. text may still have the summary's tags.
-func ledgerBlockValues(text string) []string {
-	var out []string
-	for _, line := range ledgerBlockLines(text) {
-		v, ok := strings.CutPrefix(line, "- ")
-		if !ok {
-			break
-		}
-		v, _ = splitLedgerTag(v)
-		out = append(out, spotlight.Unmark(v))
-	}
-	return out
-}
-
-// ledgerBlockLines is the lines of a summary's ledger block after its
-// heading, nil when it has none. text may still have the summary's tags
-// and the archive's pointer.
-func ledgerBlockLines(text string) []string {
-	text = strings.TrimSpace(withoutArchivePointer(text))
-	if body, ok := strings.CutSuffix(text, summaryClose); ok {
-		text = strings.TrimRight(body, "\n")
-	}
-	i := ledgerBlockAt(text)
-	if i < 0 {
-		return nil
-	}
-	return strings.Split(text[i+len(ledgerHeading)+2:], "\n")
-}
-
-// ledgerBlockAt is where the block ledgerBlock wrote starts in a summary's
-// text (the "\n" before its heading), or -1. The heading alone is not proof:
-// a summarizer told to write "## Identifiers" may write the ledger's heading
-// and sections after it. The ledger's block is the text's last part and
-// holds nothing but "- " lines, the last of them perhaps its dropped note.
-func ledgerBlockAt(text string) int {
-	i := strings.LastIndex(text, "\n"+ledgerHeading+"\n")
-	if i < 0 {
-		return -1
-	}
-	lines := strings.Split(strings.TrimRight(text[i+len(ledgerHeading)+2:], "\n"), "\n")
-	if n := len(lines); n > 1 && parseLedgerLegend(lines[n-1]) != nil {
-		lines = lines[:n-1]
-	}
-	for k, line := range lines {
-		if strings.HasPrefix(line, "- ") {
-			continue
-		}
-		if k == len(lines)-1 && k > 0 && droppedLine.MatchString(line) {
-			continue
-		}
-		return -1
-	}
-	return i
-}
-
-// droppedLine matches droppedNote's line.
-var droppedLine = regexp.MustCompile(`^\(\d+ more dropped to fit the cap\)$`)

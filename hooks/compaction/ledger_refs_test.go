@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 // lrSteps are tool steps naming path, each result long enough that a few
@@ -36,15 +37,15 @@ func TestArchivePointerKeepsTheSummaryReadable(t *testing.T) {
 	a := arcNew(t, t.TempDir())
 	conv := arcConv(t, "task")
 	ref := arcPut(t, a, conv, user("replaced"))
-	plain := newSummary("## Work completed\n- read manifests\n\n"+ledgerHeading+"\n- deploy/prod.yaml\n- call_b2", 4, nil)
-	pointed := withArchivePointer(plain, archivePointer(4, ref), ref)
-	if !strings.HasSuffix(pointed.Content, "\n"+archivePointer(4, ref)) {
+	plain := summarytext.New("## Work completed\n- read manifests\n\n"+summarytext.LedgerHeading+"\n- deploy/prod.yaml\n- call_b2", 4, nil)
+	pointed := withArchivePointer(plain, summarytext.Pointer(4, ref), ref)
+	if !strings.HasSuffix(pointed.Content, "\n"+summarytext.Pointer(4, ref)) {
 		t.Fatalf("the pointer is not the last line: %q", pointed.Content)
 	}
 	if got, want := summaryBody(pointed), summaryBody(plain); got != want {
 		t.Fatalf("summary body with the pointer:\n%q\nwant\n%q", got, want)
 	}
-	if got, want := ledgerBlockValues(pointed.Content), ledgerBlockValues(plain.Content); len(want) != 2 || !slices.Equal(got, want) {
+	if got, want := summarytext.BlockValues(pointed.Content), summarytext.BlockValues(plain.Content); len(want) != 2 || !slices.Equal(got, want) {
 		t.Fatalf("ledger block values with the pointer %q, want %q", got, want)
 	}
 	_, block, _ := SplitLedger(pointed.Content)
@@ -101,8 +102,7 @@ func TestLedgerNamesArchiveReferences(t *testing.T) {
 			if s2 == nil {
 				t.Fatal("no summary after the second compaction")
 			}
-			lines := ledgerBlockLines(s2.Content)
-			refs := ledgerBlockRefs(lines)
+			refs := summarytext.BlockRefs(s2.Content)
 			t.Logf("second summary:\n%s", s2.Content)
 			if !archived {
 				if refs != nil || strings.Contains(s2.Content, " [a1]") {
@@ -116,8 +116,8 @@ func TestLedgerNamesArchiveReferences(t *testing.T) {
 			if got := refs["deploy/prod.yaml"]; got != first.ArchiveRef {
 				t.Fatalf("the carried identifier deploy/prod.yaml names %q, want the first span's %q", got, first.ArchiveRef)
 			}
-			if _, tagged := refs["services/billing/main.go"]; tagged || !slices.Contains(ledgerBlockValues(s2.Content), "services/billing/main.go") {
-				t.Fatalf("the second span's identifier: listed %v, tagged %v", ledgerBlockValues(s2.Content), tagged)
+			if _, tagged := refs["services/billing/main.go"]; tagged || !slices.Contains(summarytext.BlockValues(s2.Content), "services/billing/main.go") {
+				t.Fatalf("the second span's identifier: listed %v, tagged %v", summarytext.BlockValues(s2.Content), tagged)
 			}
 			recall, err := NewRecallTool(a)
 			if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 func ledgerCall(id, name, args string) *schema.Message {
@@ -59,7 +60,7 @@ func TestLedgerRepair(t *testing.T) {
 	if stats.Found != len(entries) || stats.Survived < 1 || stats.Appended != stats.Found-stats.Survived || stats.Dropped != 0 {
 		t.Errorf("stats %+v for %d entries", stats, len(entries))
 	}
-	if !strings.HasPrefix(repaired, summaryText+"\n\n"+ledgerHeading+"\n- ") {
+	if !strings.HasPrefix(repaired, summaryText+"\n\n"+summarytext.LedgerHeading+"\n- ") {
 		t.Errorf("repaired text:\n%s", repaired)
 	}
 	for _, e := range entries {
@@ -70,7 +71,7 @@ func TestLedgerRepair(t *testing.T) {
 	if strings.Count(repaired, "internal/store/cache.go") != 1 {
 		t.Error("an identifier the summary kept was appended again")
 	}
-	if got := rememberedIdentifiers(fields[ledgerMarkerKey]); len(got) != len(entries) {
+	if got := summarytext.Remembered(fields[summarytext.LedgerKey]); len(got) != len(entries) {
 		t.Errorf("marker remembers %v", got)
 	}
 	if stats.SurvivalRate() >= 1 || stats.SurvivalRate() <= 0 {
@@ -98,7 +99,7 @@ func TestLedgerCapDropsOldestLeastUsed(t *testing.T) {
 	if stats.Dropped == 0 || stats.Appended == 0 || stats.Appended+stats.Dropped != stats.Found {
 		t.Fatalf("stats %+v", stats)
 	}
-	block := text[strings.Index(text, ledgerHeading):]
+	block := text[strings.Index(text, summarytext.LedgerHeading):]
 	if n := count(DefaultCounter(), user(block)); n > 40 {
 		t.Errorf("block is %d tokens, over the cap of 40", n)
 	}
@@ -118,7 +119,7 @@ func TestLedgerCapDropsOldestLeastUsed(t *testing.T) {
 func TestLedgerCarriesForwardThroughMarkers(t *testing.T) {
 	t.Parallel()
 	old := summary("earlier work", 4)
-	old.Extra[MetaKey].(map[string]any)[ledgerMarkerKey] = []any{"deploy/prod.yaml", "req-1234abcd"}
+	old.Extra[MetaKey].(map[string]any)[summarytext.LedgerKey] = []any{"deploy/prod.yaml", "req-1234abcd"}
 	// A JSON round trip turns []any of strings into []any again; both read.
 	raw, _ := json.Marshal(old)
 	var decoded schema.Message
@@ -265,11 +266,11 @@ func TestLedgerFoldReadsItsOwnBlock(t *testing.T) {
 	if stats.Dropped != 0 || stats.Appended != len(entries) {
 		t.Fatalf("stats %+v for %d entries lost by the summary", stats, len(entries))
 	}
-	if n := len(rememberedIdentifiers(fields[ledgerMarkerKey])); n != 1 {
+	if n := len(summarytext.Remembered(fields[summarytext.LedgerKey])); n != 1 {
 		t.Fatalf("marker remembers %d identifiers, want MaxRemembered = 1", n)
 	}
 	folded := summary(text, len(msgs))
-	folded.Extra[MetaKey].(map[string]any)[ledgerMarkerKey] = fields[ledgerMarkerKey]
+	folded.Extra[MetaKey].(map[string]any)[summarytext.LedgerKey] = fields[summarytext.LedgerKey]
 
 	next := l.collect([]*schema.Message{folded, user("go on")}, []int{0, 1})
 	got := map[string]int{}
@@ -304,7 +305,7 @@ func TestLedgerIgnoresSummaryTags(t *testing.T) {
 func TestTranscriptLeavesAFoldedLedgerBlockOut(t *testing.T) {
 	t.Parallel()
 	lost := []string{"internal/store/orders/ledger_12.go", "3f2a9c1d7e", "b7e4c2a0-1d3f-4e5a-9b8c-7d6e5f4a3b2c"}
-	body := "## Work completed\n- fixed the export\n\n" + ledgerHeading
+	body := "## Work completed\n- fixed the export\n\n" + summarytext.LedgerHeading
 	for _, v := range lost {
 		body += "\n- " + v
 	}
@@ -314,7 +315,7 @@ func TestTranscriptLeavesAFoldedLedgerBlockOut(t *testing.T) {
 	if !strings.Contains(text, "fixed the export") {
 		t.Fatalf("the summary's own text is missing from the transcript:\n%s", text)
 	}
-	for _, v := range append(lost, ledgerHeading) {
+	for _, v := range append(lost, summarytext.LedgerHeading) {
 		if strings.Contains(text, v) {
 			t.Errorf("the transcript shows %q of the folded ledger block:\n%s", v, text)
 		}
@@ -378,34 +379,6 @@ func TestSortLostIsTheStableOrder(t *testing.T) {
 			if got := sortLost(lost); !reflect.DeepEqual(got, want) && len(want) > 0 {
 				t.Fatalf("spread %d: sortLost differs from the stable sort", spread)
 			}
-		}
-	}
-}
-
-func TestSplitLedger(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, text           string
-		before, block, after string
-	}{
-		{"no block", "<conversation_summary>\nall done\n</conversation_summary>", "<conversation_summary>\nall done\n</conversation_summary>", "", ""},
-		{"block in a summary message",
-			"<conversation_summary>\nread logs\n## Identifiers (verbatim)\n- /var/log/a\n- PR-12\n</conversation_summary>",
-			"<conversation_summary>\nread logs\n", "## Identifiers (verbatim)\n- /var/log/a\n- PR-12", "\n</conversation_summary>"},
-		{"block with its dropped note",
-			"text\n## Identifiers (verbatim)\n- a\n(3 more dropped to fit the cap)",
-			"text\n", "## Identifiers (verbatim)\n- a\n(3 more dropped to fit the cap)", ""},
-		{"a heading the summarizer wrote, followed by prose",
-			"text\n## Identifiers (verbatim)\nthe ids were lost\n",
-			"text\n## Identifiers (verbatim)\nthe ids were lost\n", "", ""},
-	}
-	for _, tc := range tests {
-		b, k, a := SplitLedger(tc.text)
-		if b != tc.before || k != tc.block || a != tc.after {
-			t.Errorf("%s: SplitLedger = %q | %q | %q, want %q | %q | %q", tc.name, b, k, a, tc.before, tc.block, tc.after)
-		}
-		if b+k+a != tc.text {
-			t.Errorf("%s: the parts do not join back into the text", tc.name)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 	"github.com/einocompact/einocompact/internal/marker"
+
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 // MetaKey is the schema.Message.Extra key under which a compactor marks the
@@ -124,6 +126,16 @@ func ReplacedMessages(before, after []*schema.Message) int {
 		n++
 	}
 	return n
+}
+
+// SplitLedger splits a summary message's text around the identifier block
+// the ledger appended to it (its "## Identifiers (verbatim)" heading and
+// "- " lines): before+block+after == text, block "" when the summary has no
+// such block; the archive's pointer line after the summary goes to after.
+// Tools that show a summary use it to tell the summarizer's
+// words from the identifiers the ledger restored.
+func SplitLedger(text string) (before, block, after string) {
+	return summarytext.Split(text)
 }
 
 // Eino checkpoints (ADK interrupt and resume) encode messages with gob, and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
@@ -49,8 +50,6 @@ Exact file paths, URLs, IDs, names, commands and error messages, copied characte
 Work still open, and the very next step.`
 
 const (
-	summaryOpen     = "<conversation_summary>"
-	summaryClose    = "</conversation_summary>"
 	transcriptOpen  = "<conversation_to_summarize>"
 	transcriptClose = "</conversation_to_summarize>"
 	// summaryEntry heads an earlier summary inside a transcript.
@@ -62,11 +61,6 @@ const (
 // data block early and smuggle in instructions. The ">" is optional: a model
 // reads "</conversation_to_summarize" at the end of a line as a tag too.
 var transcriptTag = spotlight.Tag("conversation_to_summarize")
-
-// summaryTag matches the summary's own tags the same way: a summarizer reply
-// or a ledger line writing "</Conversation_Summary >" must not close the
-// summary block early either.
-var summaryTag = spotlight.Tag("conversation_summary")
 
 // entryLookalike matches text posing as a header only Transcript may write:
 // "[conversation_summary]", which introduces an earlier summary, and
@@ -294,21 +288,16 @@ func asciiLowerEqual(b []byte, lower string) bool {
 	return true
 }
 
-// summaryBody is the first text of a summary with its tags cut off. A text
-// whose tags were edited away is shown as it is rather than guessed at.
+// summaryBody is the first text of a summary with its tags and the archive
+// pointer after them cut off (summarytext.Body). A text whose tags were edited
+// away is shown as it is rather than guessed at.
 func summaryBody(m *schema.Message) string {
-	text := ""
 	for p := range render.Parts(m) {
 		if p.IsText {
-			text = p.Text
-			break
+			return summarytext.Body(p.Text)
 		}
 	}
-	text = withoutArchivePointer(text)
-	if strings.HasPrefix(text, summaryOpen) && strings.HasSuffix(text, summaryClose) && len(text) >= len(summaryOpen)+len(summaryClose) {
-		return strings.TrimSpace(text[len(summaryOpen) : len(text)-len(summaryClose)])
-	}
-	return text
+	return ""
 }
 
 func neutralise(s string) string { return spotlight.Escape(s, transcriptTag) }
@@ -318,10 +307,10 @@ func neutralise(s string) string { return spotlight.Escape(s, transcriptTag) }
 // the ledger carries those values into the next summary itself (from the
 // marker and the block, see ledger.collect), so showing them cost summarizer
 // input on every fold for nothing. Only a block the ledger wrote is cut (see
-// ledgerBlockAt): a summarizer that wrote the heading itself keeps what
+// summarytext.BlockAt): a summarizer that wrote the heading itself keeps what
 // follows it.
 func withoutLedgerBlock(body string) string {
-	if i := ledgerBlockAt(body); i >= 0 {
+	if i := summarytext.BlockAt(body); i >= 0 {
 		return strings.TrimRight(body[:i], "\n")
 	}
 	return body

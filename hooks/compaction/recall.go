@@ -11,10 +11,11 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 // RecallToolName is the name of the tool NewRecallTool returns.
-const RecallToolName = "recall"
+const RecallToolName = summarytext.RecallTool
 
 // DefaultRecallMaxChars is the size of one page of the recall tool's
 // output, in code points, when WithRecallMaxChars does not set it.

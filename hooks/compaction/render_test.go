@@ -8,6 +8,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 func strPtr(s string) *string { return &s }
@@ -350,7 +351,7 @@ func TestTranscriptIndentsOnlyLinesThatLookLikeMessages(t *testing.T) {
 // summaryOf is a summary of this compactor holding text.
 func summaryOf(text string) *schema.Message {
 	m := summary("x", 1)
-	m.Content = summaryOpen + "\n" + text + "\n" + summaryClose
+	m.Content = summarytext.Open + "\n" + text + "\n" + summarytext.Close
 	return m
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
@@ -83,7 +84,7 @@ func TestLedgerMarksToolTextAsData(t *testing.T) {
 				t.Errorf("the summary does not say what the marking means:\n%s", sum.Content)
 			}
 			for _, id := range spotlightIDs {
-				if !strings.Contains(sum.Content, "\n- "+id+"\n") && !strings.HasSuffix(sum.Content, "\n- "+id+"\n"+summaryClose) {
+				if !strings.Contains(sum.Content, "\n- "+id+"\n") && !strings.HasSuffix(sum.Content, "\n- "+id+"\n"+summarytext.Close) {
 					t.Errorf("identifier %q is not listed byte for byte:\n%s", id, sum.Content)
 				}
 			}
@@ -109,10 +110,10 @@ func TestLedgerFoldReadsMarkedBlockBack(t *testing.T) {
 	if strings.Contains(text, injection) {
 		t.Fatalf("the block lists the tool's text unmarked:\n%s", text)
 	}
-	if got := ledgerBlockValues(text); strings.Join(got, "\x00") != strings.Join(raw, "\x00") {
-		t.Errorf("ledgerBlockValues = %q, want %q", got, raw)
+	if got := summarytext.BlockValues(text); strings.Join(got, "\x00") != strings.Join(raw, "\x00") {
+		t.Errorf("summarytext.BlockValues = %q, want %q", got, raw)
 	}
-	folded := newSummary(text, 6, fields)
+	folded := summarytext.New(text, 6, fields)
 	var got []string
 	for _, e := range l.collect([]*schema.Message{folded, user("go on")}, []int{0, 1}) {
 		got = append(got, e.value)
@@ -161,10 +162,10 @@ func TestLedgerCountsMarkedFormAsKept(t *testing.T) {
 func TestLedgerReadsIdentifiersInsideMarkedText(t *testing.T) {
 	t.Parallel()
 	body := "## Work completed\n- [error] fetch() -> " + spotlight.Mark("open /tmp/a.go: failed to fetch https://ci.example.com/runs/8812 status 500") +
-		"\n\n" + ledgerHeading + "\n- " + spotlight.Mark("Error: disk full on /srv/data.db")
+		"\n\n" + summarytext.LedgerHeading + "\n- " + spotlight.Mark("Error: disk full on /srv/data.db")
 	l, _ := newLedger(nil)
 	var got []string
-	for _, e := range l.collect([]*schema.Message{newSummary(body, 4, nil), user("go on")}, []int{0, 1}) {
+	for _, e := range l.collect([]*schema.Message{summarytext.New(body, 4, nil), user("go on")}, []int{0, 1}) {
 		got = append(got, e.value)
 	}
 	want := map[string]bool{"/tmp/a.go": true, "https://ci.example.com/runs/8812": true, "Error: disk full on /srv/data.db": true}

@@ -16,6 +16,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/redact"
 )
 
@@ -534,20 +535,20 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, m
 	rep.Identifiers = stats
 	// The summary message is built once, for the new conversation and for
 	// learn, which measures it.
-	summary := newSummary(repaired, len(plan.Indices), fields)
-	next, after, err := applyBuilt(ctx, messages, plan, summary, before, counter)
+	built := summarytext.New(repaired, len(plan.Indices), fields)
+	next, after, err := applyBuilt(ctx, messages, plan, built, before, counter)
 	if errors.Is(err, ErrSummaryNotSmaller) && stats.Appended > 0 && !foldsSummary(messages, plan) {
 		// The verbatim block tipped the summary over; a smaller summary
 		// without it still beats no summary.
 		rep.Identifiers.Dropped += stats.Appended
 		rep.Identifiers.Appended = 0
-		summary = newSummary(text, len(plan.Indices), fields)
-		next, after, err = applyBuilt(ctx, messages, plan, summary, before, counter)
+		built = summarytext.New(text, len(plan.Indices), fields)
+		next, after, err = applyBuilt(ctx, messages, plan, built, before, counter)
 	}
 	if err != nil && !errors.Is(err, ErrSummaryNotSmaller) {
 		return nil, 0, countError{err}
 	}
-	if lerr := c.learn(ctx, in, summary, counter); lerr != nil {
+	if lerr := c.learn(ctx, in, built, counter); lerr != nil {
 		return nil, 0, countError{lerr}
 	}
 	return next, after, err
@@ -570,7 +571,7 @@ func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messa
 			if err != nil {
 				return "", err
 			}
-			text, terr := summaryText(reply)
+			text, terr := summarytext.Text(reply)
 			switch {
 			case reply != nil && len(reply.ToolCalls) > 0:
 				rep.AlignedFallback = FallbackToolCall
@@ -603,7 +604,7 @@ func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messa
 	if err != nil {
 		return "", err
 	}
-	return summaryText(reply)
+	return summarytext.Text(reply)
 }
 
 // ask makes the round's summarizer call with opts and the round's output

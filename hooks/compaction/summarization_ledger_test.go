@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 func slNew(t *testing.T, m *scModel, cfg SummarizationConfig) (*SummarizationCompactor, *[]Round) {
@@ -79,17 +80,17 @@ func TestSummarizationLedger(t *testing.T) {
 				if ids.Found == 0 || ids.Survived != 0 || ids.Appended != ids.Found || ids.Dropped != 0 {
 					t.Errorf("stats %+v", ids)
 				}
-				if !strings.Contains(sum.Content, ledgerHeading) {
+				if !strings.Contains(sum.Content, summarytext.LedgerHeading) {
 					t.Error("no verbatim block")
 				}
-				if len(rememberedIdentifiers(m[ledgerMarkerKey])) != ids.Found {
-					t.Errorf("marker remembers %v", m[ledgerMarkerKey])
+				if len(summarytext.Remembered(m[summarytext.LedgerKey])) != ids.Found {
+					t.Errorf("marker remembers %v", m[summarytext.LedgerKey])
 				}
 				// The newest step is kept verbatim, and its identifiers are not in the ledger.
 				if strings.Contains(sum.Content, "deploy/staging.yaml") {
 					t.Error("the ledger took identifiers from a kept step")
 				}
-			} else if ids.Found != 0 || m[ledgerMarkerKey] != nil {
+			} else if ids.Found != 0 || m[summarytext.LedgerKey] != nil {
 				t.Errorf("disabled ledger reported %+v / %v", ids, m)
 			}
 			if !equalMessages(msgs, before) {
@@ -132,7 +133,7 @@ func TestSummarizationLedgerFallsBackWhenTooBig(t *testing.T) {
 		t.Fatalf("Compact = %v, %v", out, err)
 	}
 	ids := Identifiers(*rounds)
-	if ids.Appended != 0 || ids.Dropped == 0 || strings.Contains(out[2].Content, ledgerHeading) {
+	if ids.Appended != 0 || ids.Dropped == 0 || strings.Contains(out[2].Content, summarytext.LedgerHeading) {
 		t.Errorf("want the block dropped: %+v\n%s", ids, out[2].Content)
 	}
 }
@@ -144,8 +145,8 @@ func TestSummarizationLedgerFallsBackWhenTooBig(t *testing.T) {
 func TestSummarizationLedgerFoldIsRefusedWhenTooBig(t *testing.T) {
 	t.Parallel()
 	const kept = "/srv/releases/2026-11/billing-api-7f3a9c.tar.gz"
-	old := summary("- shipped the release\n\n"+ledgerHeading+"\n- "+kept, 6)
-	old.Extra[MetaKey].(map[string]any)[ledgerMarkerKey] = []any{kept}
+	old := summary("- shipped the release\n\n"+summarytext.LedgerHeading+"\n- "+kept, 6)
+	old.Extra[MetaKey].(map[string]any)[summarytext.LedgerKey] = []any{kept}
 	msgs := []*schema.Message{sys("rules"), old, asst("ok"), user("task"), call("a"), result("a", "r")}
 	c, rounds := slNew(t, scFixed(t, "- shipped the release, then said ok"), SummarizationConfig{})
 	out, err := c.Compact(context.Background(), msgs, 1, DefaultCounter())

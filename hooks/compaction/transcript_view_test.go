@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 // Only the block the ledger wrote is cut from a folded summary and read back
@@ -23,11 +24,11 @@ func TestLedgerBlockOnlyWhenTheLedgerWroteIt(t *testing.T) {
 		cut    bool
 		values []string
 	}{
-		{"ledger block", own + "\n" + ledgerHeading + "\n- /src/a.go\n- 7f3a9c", true, []string{"/src/a.go", "7f3a9c"}},
-		{"ledger block with its dropped note", own + "\n" + ledgerHeading + "\n- /src/a.go" + droppedNote(12), true, []string{"/src/a.go"}},
-		{"summarizer's heading, sections after it", own + ledgerHeading + "\n- /src/main.go\n## Unresolved\n- NEXT: rerun the migration", false, nil},
-		{"summarizer's heading, prose after it", own + ledgerHeading + "\nThe config lives in /etc/app.yaml", false, nil},
-		{"dropped note not last", own + "\n" + ledgerHeading + droppedNote(3) + "\n- /src/a.go", false, nil},
+		{"ledger block", own + "\n" + summarytext.LedgerHeading + "\n- /src/a.go\n- 7f3a9c", true, []string{"/src/a.go", "7f3a9c"}},
+		{"ledger block with its dropped note", own + "\n" + summarytext.LedgerHeading + "\n- /src/a.go" + droppedNote(12), true, []string{"/src/a.go"}},
+		{"summarizer's heading, sections after it", own + summarytext.LedgerHeading + "\n- /src/main.go\n## Unresolved\n- NEXT: rerun the migration", false, nil},
+		{"summarizer's heading, prose after it", own + summarytext.LedgerHeading + "\nThe config lives in /etc/app.yaml", false, nil},
+		{"dropped note not last", own + "\n" + summarytext.LedgerHeading + droppedNote(3) + "\n- /src/a.go", false, nil},
 		{"no heading", own + "- /src/a.go", false, nil},
 	}
 	for _, tc := range cases {
@@ -41,8 +42,8 @@ func TestLedgerBlockOnlyWhenTheLedgerWroteIt(t *testing.T) {
 				t.Errorf("withoutLedgerBlock = %q, want the summarizer's text %q", got, own)
 			}
 			wrapped := summary(tc.body, 3).Content
-			if vs := ledgerBlockValues(wrapped); !slices.Equal(vs, tc.values) {
-				t.Errorf("ledgerBlockValues = %q, want %q", vs, tc.values)
+			if vs := summarytext.BlockValues(wrapped); !slices.Equal(vs, tc.values) {
+				t.Errorf("summarytext.BlockValues = %q, want %q", vs, tc.values)
 			}
 		})
 	}
@@ -53,7 +54,7 @@ func TestLedgerBlockOnlyWhenTheLedgerWroteIt(t *testing.T) {
 // show the summarizer that summary's Unresolved section.
 func TestFoldShowsSectionsAfterTheSummarizersOwnHeading(t *testing.T) {
 	t.Parallel()
-	first := "## Objective\n- fix the build\n" + ledgerHeading + "\n- (none)\n## Unresolved\n- NEXT: rerun the migration with --dry-run"
+	first := "## Objective\n- fix the build\n" + summarytext.LedgerHeading + "\n- (none)\n## Unresolved\n- NEXT: rerun the migration with --dry-run"
 	m := scScript(t, scStep{text: first}, scStep{text: "## Work completed\n- folded"})
 	c, _ := slNew(t, m, SummarizationConfig{})
 	msgs := []*schema.Message{sys("rules"), user("q1 " + rep("old question ", 20)), asst(rep("old answer ", 20)),
@@ -84,7 +85,7 @@ func TestFoldShowsSectionsAfterTheSummarizersOwnHeading(t *testing.T) {
 func TestFoldWithTheLedgerOffShowsTheBlock(t *testing.T) {
 	t.Parallel()
 	const value = "/etc/app/prod-7f3a.yaml"
-	withBlock := summary("## Work completed\n- read the config\n\n"+ledgerHeading+"\n- "+value, 3)
+	withBlock := summary("## Work completed\n- read the config\n\n"+summarytext.LedgerHeading+"\n- "+value, 3)
 	for _, off := range []bool{false, true} {
 		m := scFixed(t, "## Work completed\n- folded two summaries")
 		c, _ := slNew(t, m, SummarizationConfig{Ledger: &LedgerConfig{Disabled: off}})
