@@ -1,23 +1,14 @@
 package compaction
 
-import ()
-
 // The identifier ledger's archive references (issue 33 item 2). With an
 // archive, a summary's marker names the reference its replaced span was
 // archived under (HookConfig.Archive), and the summary ends with the line
-// pointing at it. An identifier the ledger lists from the span a summary
-// replaces is under that line's reference; one it carries from an earlier
-// summary that was folded into this one was held by that summary's span,
-// another reference. Such a line ends with a short tag, " [a1]", and the
-// block with one legend line naming each tag's reference:
-//
-//	- deploy/prod.yaml
-//	- registry.local/api@sha256:4f2a9c1e7b [a1]
-//	(a1: recall reference arc1-...)
-//
-// A value the ledger lists has no blank (Mark replaces every one), so the
-// tag after a space is never part of it. Without an archive no summary has
-// a reference: no tag, no legend.
+// pointing at it. An identifier carried from an earlier summary folded into
+// this one was held by that summary's span, another reference: its line
+// in the block ends with a tag and the block with a legend naming each
+// tag's reference (summarytext.Tag, summarytext.Legend, read back by
+// summarytext.BlockRefs). Without an archive no summary has a reference: no
+// tag, no legend.
 
 // tagLedgerRefs numbers the references of lost's entries in their order of
 // first appearance, setting each entry's tag, and returns the references
