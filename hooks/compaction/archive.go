@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/share"
 )
 
 // Archive keeps what compaction removed, so that nothing a compaction
@@ -70,7 +71,7 @@ func ArchiveConversation(messages []*schema.Message) (conv string, ok bool) {
 			}
 		}
 	}
-	a := anchorIndex(messages)
+	a := share.AnchorIndex(messages)
 	if a < 0 {
 		return "", false
 	}

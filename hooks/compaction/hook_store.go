@@ -2,16 +2,22 @@ package compaction
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/share"
 )
 
 // Sharing compactions through a Store (HookConfig.Store). Before the hook
@@ -19,7 +25,7 @@ import (
 // trigger, it asks the store for a compaction of a prefix of it:
 //
 //   - one published: it is applied as a prepared result would be, after the
-//     checks of decodeEntry (version, key, tool-call pairing, system
+//     checks of share.Decode (version, key, tool-call pairing, system
 //     messages and current request kept) and, when applied, the hook's own
 //     count (smaller);
 //   - one being written (a live lease): the hook waits for it, at most
@@ -126,9 +132,51 @@ type sharing struct {
 	downUntil atomic.Int64
 }
 
+// timing is the lease timing of s's settings.
+func (s *sharing) timing() share.Timing {
+	return share.Timing{Timeout: s.timeout, Liveness: s.liveness, Lease: s.lease}
+}
+
 func (s *sharing) up() bool {
 	d := s.downUntil.Load()
 	return d == 0 || time.Now().UnixNano() >= d
+}
+
+// storeScopeOf is the digest of everything besides the conversation that a
+// shared result depends on: the compactor's identity, HookConfig.StoreScope,
+// the hook's window and fractions, and the counter's type.
+func (h *CompactionHook) storeScopeOf(identity, scope string) Digest {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00compactor=%s\x00scope=%s\x00window=%d\x00at=%v\x00to=%v\x00counter=%T",
+		digest.Version, identity, scope, h.window, h.at, h.to, h.counter)
+	// The prices that choose the depth change what a compaction keeps.
+	if h.depth != nil {
+		fmt.Fprintf(&b, "\x00depth=%v/%v/%v", h.depth.CachedInput, h.depth.CacheWrite, h.depth.Output)
+	}
+	return sha256.Sum256([]byte(b.String()))
+}
+
+// storeKeys returns the keys of messages[:n] in the store: conv, the index
+// list the prefix is filed under (convKey of its longest anchor), and key,
+// naming this prefix (its length and scoped prefix digest). ok is false
+// when the conversation has no message but system ones, or n ends before
+// its first other message.
+func (h *CompactionHook) storeKeys(messages []*schema.Message, n int) (conv, key string, ok bool) {
+	anchors := share.Anchors(messages, n)
+	if len(anchors) == 0 {
+		return "", "", false
+	}
+	return h.convKey(messages[:anchors[0]]), h.prefixKey(messages[:n]), true
+}
+func (h *CompactionHook) convKey(head []*schema.Message) string {
+	d := PrefixDigest(head)
+	sum := sha256.Sum256(append(append([]byte("conv\x00"), h.sharing.scope[:]...), d[:]...))
+	return "c." + hex.EncodeToString(sum[:])
+}
+func (h *CompactionHook) prefixKey(prefix []*schema.Message) string {
+	d := PrefixDigest(prefix)
+	sum := sha256.Sum256(append(append([]byte("prefix\x00"), h.sharing.scope[:]...), d[:]...))
+	return strconv.Itoa(len(prefix)) + "." + hex.EncodeToString(sum[:])
 }
 
 // failed notes a failed or slow store call.
@@ -156,11 +204,11 @@ type sharedFound struct {
 
 // sharedFind asks the store for the longest prefix of messages with a
 // published compaction, else one being compacted. It reads the index
-// lists of messages' anchors (storeAnchors), longest first, and stops at
+// lists of messages' anchors (share.Anchors), longest first, and stops at
 // the first list that gives a published result: the lists after it hold
 // shorter prefixes only.
 func (h *CompactionHook) sharedFind(ctx context.Context, messages []*schema.Message) (f sharedFound, ok bool) {
-	anchors := storeAnchors(messages, len(messages))
+	anchors := share.Anchors(messages, len(messages))
 	if len(anchors) == 0 || !h.sharing.up() {
 		return f, false
 	}
@@ -174,7 +222,7 @@ func (h *CompactionHook) sharedFind(ctx context.Context, messages []*schema.Mess
 			return sharedFound{}, false
 		}
 		for _, key := range keys {
-			n, ok := keyLength(key)
+			n, ok := share.KeyLength(key)
 			if !ok || n > len(messages) || n <= f.n || h.prefixKey(messages[:n]) != key {
 				continue
 			}
@@ -189,7 +237,7 @@ func (h *CompactionHook) sharedFind(ctx context.Context, messages []*schema.Mess
 				}
 				continue
 			}
-			result, err := decodeEntry(raw, key, messages[:n])
+			result, err := share.Decode(raw, key, messages[:n])
 			if err != nil {
 				h.log.WarnContext(ctx, "compaction store: entry refused", "error", err.Error())
 				continue
@@ -287,7 +335,7 @@ func (h *CompactionHook) awaitShared(j *job) ([]*schema.Message, error) {
 	if raw == nil {
 		return nil, errNotShared
 	}
-	result, err := decodeEntry(raw, j.remote, j.Snapshot)
+	result, err := share.Decode(raw, j.remote, j.Snapshot)
 	if err != nil {
 		h.log.WarnContext(j.values, "compaction store: entry refused", "error", err.Error())
 		return nil, fmt.Errorf("%w: %w", errNotShared, err)
@@ -296,7 +344,7 @@ func (h *CompactionHook) awaitShared(j *job) ([]*schema.Message, error) {
 }
 
 // publishShared ends the lease of the finished job j: it publishes j's
-// result when it is one every hook may apply (decodeEntry's checks and
+// result when it is one every hook may apply (share.Decode's checks and
 // smaller by the counter), and ends the lease without an entry otherwise.
 func (h *CompactionHook) publishShared(j *job) {
 	if !j.lease.Held() {
@@ -308,9 +356,9 @@ func (h *CompactionHook) publishShared(j *job) {
 		defer j.unhold()
 	}
 	var entry []byte
-	if j.err == nil && j.result != nil && !j.refused && checkShared(j.Snapshot, j.result) == nil {
+	if j.err == nil && j.result != nil && !j.refused && share.Check(j.Snapshot, j.result) == nil {
 		var err error
-		if entry, err = encodeEntry(storedEntry{Key: j.lease.Key, Length: len(j.Snapshot), Result: j.result, Step: j.step}); err != nil {
+		if entry, err = share.Encode(share.Entry{Key: j.lease.Key, Length: len(j.Snapshot), Result: j.result, Step: j.step}); err != nil {
 			h.log.WarnContext(j.values, "compaction store: result not encodable; not shared", "error", err.Error())
 			entry = nil
 		}
@@ -318,79 +366,38 @@ func (h *CompactionHook) publishShared(j *job) {
 	h.endLease(j.values, j.lease, entry)
 }
 
-// endLease publishes entry under l, or with a nil entry ends l. Each try
-// runs on a fresh ctx bounded by StoreTimeout (a run that ended must not
-// strand the others), and a failed one is tried again StoreTimeout later,
-// for StoreLiveness at most: past that the lease has expired by itself,
-// unless the renewals get through, and then so does a try. A lease that
-// is no longer l's (expired, maybe taken by another) ends the tries.
+// endLease publishes entry under l, or with a nil entry ends l, trying
+// again for StoreLiveness at most (share.Timing.End). A lease that is no
+// longer l's (expired, maybe taken by another) ends the tries.
 func (h *CompactionHook) endLease(values context.Context, l Lease, entry []byte) {
 	values = context.WithoutCancel(values)
-	until := time.Now().Add(h.sharing.liveness)
-	for attempt := 0; ; attempt++ {
-		ctx, cancel := context.WithTimeout(values, h.sharing.timeout)
-		err := h.sharing.store.Publish(ctx, l, entry, h.sharing.ttl)
-		cancel()
-		switch {
-		case err == nil:
-			return
-		case errors.Is(err, ErrLeaseLost):
-			// After a failed try, the lost lease may be that try's own
-			// success whose answer did not arrive.
-			if attempt == 0 {
-				h.log.WarnContext(values, "compaction store: lease expired before the compaction finished; its result was not shared",
-					"key", l.Key, "liveness", h.sharing.liveness)
-			}
-			return
-		case !time.Now().Add(h.sharing.timeout).Before(until):
-			h.storeFailed(values, "publish", err)
-			return
+	tries, err := h.sharing.timing().End(values, func(ctx context.Context) error {
+		return h.sharing.store.Publish(ctx, l, entry, h.sharing.ttl)
+	})
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrLeaseLost):
+		// After a failed try, the lost lease may be that try's own
+		// success whose answer did not arrive.
+		if tries == 1 {
+			h.log.WarnContext(values, "compaction store: lease expired before the compaction finished; its result was not shared",
+				"key", l.Key, "liveness", h.sharing.liveness)
 		}
-		time.Sleep(h.sharing.timeout)
+	default:
+		h.storeFailed(values, "publish", err)
 	}
 }
 
 // holdLease renews j's lease every third of StoreLiveness until stop is
-// called or StoreLease has passed since the job started; stop returns once
-// no renewal runs. A renewal that fails is tried again at the next tick:
-// the lease outlives one missed renewal. A lease found lost is not renewed
-// again.
+// called or StoreLease has passed since the job started (share.Timing.Hold;
+// waiters stop at StoreMaxWait); stop returns once no renewal runs.
 func (h *CompactionHook) holdLease(j *job) (stop func()) {
 	if !j.lease.Held() {
 		return func() {}
 	}
-	done, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		t := time.NewTicker(h.sharing.liveness / 3)
-		defer t.Stop()
-		until := j.Started.Add(h.sharing.lease)
-		reported := false
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-t.C:
-				if !now.Before(until) {
-					return // held at most StoreLease; waiters stop at StoreMaxWait
-				}
-			}
-			ctx, cancel := context.WithTimeout(j.values, h.sharing.timeout)
-			err := h.sharing.store.Renew(ctx, j.lease, h.sharing.liveness)
-			cancel()
-			switch {
-			case errors.Is(err, ErrLeaseLost):
-				return
-			case err != nil && !reported:
-				reported = true
-				h.storeFailed(j.values, "renew", err)
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-exited
-	}
+	return h.sharing.timing().Hold(j.values, j.Started, func(ctx context.Context) error {
+		return h.sharing.store.Renew(ctx, j.lease, h.sharing.liveness)
+	}, func(err error) { h.storeFailed(j.values, "renew", err) })
 }
 
 // compactShared is compactNow through the store: a compaction of state's

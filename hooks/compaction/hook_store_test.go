@@ -14,6 +14,7 @@ import (
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/share"
 )
 
 // idCompactor gives a test compactor an Identifier identity.
@@ -177,58 +178,58 @@ func TestSharedResultNeverAppliedElsewhere(t *testing.T) {
 func TestSharedEntryChecked(t *testing.T) {
 	t.Parallel()
 	conv := ppConv("task-0", 6)
-	good := func(h *CompactionHook) storedEntry {
+	good := func(h *CompactionHook) share.Entry {
 		_, key, _ := h.storeKeys(conv, len(conv))
 		last := LastAssistantIndex(conv)
-		return storedEntry{Key: key, Length: len(conv), Result: append([]*schema.Message{conv[0], conv[1], NewSummaryMessage("steps", last-2)}, conv[last:]...)}
+		return share.Entry{Key: key, Length: len(conv), Result: append([]*schema.Message{conv[0], conv[1], NewSummaryMessage("steps", last-2)}, conv[last:]...)}
 	}
 	tests := []struct {
 		name   string
 		poison func(h *CompactionHook) []byte
 		apply  bool
 	}{
-		{"a good entry (control)", func(h *CompactionHook) []byte { b, _ := encodeEntry(good(h)); return b }, true},
+		{"a good entry (control)", func(h *CompactionHook) []byte { b, _ := share.Encode(good(h)); return b }, true},
 		{"another version", func(h *CompactionHook) []byte {
-			b, _ := encodeEntry(good(h))
+			b, _ := share.Encode(good(h))
 			var m map[string]any
 			_ = json.Unmarshal(b, &m)
-			m["v"] = storeEntryVersion + 1
+			m["v"] = share.Version + 1
 			b, _ = json.Marshal(m)
 			return b
 		}, false},
-		{"truncated", func(h *CompactionHook) []byte { b, _ := encodeEntry(good(h)); return b[:len(b)/2] }, false},
+		{"truncated", func(h *CompactionHook) []byte { b, _ := share.Encode(good(h)); return b[:len(b)/2] }, false},
 		{"copied from another key", func(h *CompactionHook) []byte {
 			e := good(h)
 			other := ppConv("task-1", 6)
 			_, e.Key, _ = h.storeKeys(other, len(other))
-			b, _ := encodeEntry(e)
+			b, _ := share.Encode(e)
 			return b
 		}, false},
-		{"another length", func(h *CompactionHook) []byte { e := good(h); e.Length--; b, _ := encodeEntry(e); return b }, false},
+		{"another length", func(h *CompactionHook) []byte { e := good(h); e.Length--; b, _ := share.Encode(e); return b }, false},
 		{"system prompt dropped", func(h *CompactionHook) []byte {
 			e := good(h)
 			e.Result = e.Result[1:]
-			b, _ := encodeEntry(e)
+			b, _ := share.Encode(e)
 			return b
 		}, false},
 		{"current request dropped", func(h *CompactionHook) []byte {
 			e := good(h)
 			e.Result = append([]*schema.Message{conv[0], NewSummaryMessage("everything", LastAssistantIndex(conv)-1)}, conv[LastAssistantIndex(conv):]...)
-			b, _ := encodeEntry(e)
+			b, _ := share.Encode(e)
 			return b
 		}, false},
 		{"a tool result orphaned", func(h *CompactionHook) []byte {
 			e := good(h)
 			last := LastAssistantIndex(conv)
 			e.Result = append([]*schema.Message{conv[0], conv[1], NewSummaryMessage("steps", last-1)}, conv[last+1:]...)
-			b, _ := encodeEntry(e)
+			b, _ := share.Encode(e)
 			return b
 		}, false},
 		{"not smaller", func(h *CompactionHook) []byte {
 			e := good(h)
 			e.Result = append(copyAll(conv), user(rep("y", 200)))
 			e.Result[1] = user("task-0")
-			b, _ := encodeEntry(e)
+			b, _ := share.Encode(e)
 			return b
 		}, false},
 	}

@@ -2,8 +2,9 @@ package compaction
 
 import (
 	"context"
-	"errors"
 	"time"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/share"
 )
 
 // Store shares compactions between hooks: the replicas of a service behind a
@@ -69,4 +70,61 @@ func (l Lease) Held() bool { return l.Token != "" }
 
 // ErrLeaseLost is returned by Store.Publish and Store.Renew when the lease
 // expired and the key's lease or entry is no longer the caller's.
-var ErrLeaseLost = errors.New("compaction: store lease lost")
+var ErrLeaseLost = share.ErrLeaseLost
+
+// Identifier is implemented by compactors whose results a Store may share:
+// CompactionIdentity names the compactor and every setting that shapes its
+// result, so that hooks share only results their own compactor could have
+// written. SummarizationCompactor, SlidingWindowCompactor,
+// ToolResultPruningCompactor and Pipeline implement it. A hook with a Store
+// requires it of its compactor (NewCompactionHook).
+type Identifier interface {
+	CompactionIdentity() string
+}
+
+// MemoryStore is a Store held in one process: hooks of one process that
+// serve the same conversations (several agents, several hook values) share
+// compactions through it. Entries and leases expire with their ttl, and
+// what expired is freed: at most once a second, a call drops every expired
+// entry and lease and the index keys and lists that name nothing live any
+// more, so what a MemoryStore holds is what is live plus at most a second's
+// expiries. It is safe for concurrent use. The zero value is not usable;
+// see NewMemoryStore.
+type MemoryStore struct {
+	m *share.Memory
+}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore() *MemoryStore { return &MemoryStore{m: share.NewMemory()} }
+
+var _ Store = (*MemoryStore)(nil)
+
+// Lookup implements Store.
+func (s *MemoryStore) Lookup(ctx context.Context, conv string) ([]string, error) {
+	return s.m.Lookup(ctx, conv)
+}
+
+// Load implements Store.
+func (s *MemoryStore) Load(ctx context.Context, key string) ([]byte, bool, error) {
+	return s.m.Load(ctx, key)
+}
+
+// Claim implements Store.
+func (s *MemoryStore) Claim(ctx context.Context, conv, key string, ttl time.Duration) (Lease, error) {
+	l, err := s.m.Claim(ctx, conv, key, ttl)
+	return Lease(l), err
+}
+
+// Publish implements Store.
+func (s *MemoryStore) Publish(ctx context.Context, l Lease, entry []byte, ttl time.Duration) error {
+	return s.m.Publish(ctx, share.Lease(l), entry, ttl)
+}
+
+// Renew implements Store.
+func (s *MemoryStore) Renew(ctx context.Context, l Lease, ttl time.Duration) error {
+	return s.m.Renew(ctx, share.Lease(l), ttl)
+}
+
+// Wait implements Store. A lease that expires without a Publish is noticed
+// at its expiry.
+func (s *MemoryStore) Wait(ctx context.Context, key string) error { return s.m.Wait(ctx, key) }

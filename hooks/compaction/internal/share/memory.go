@@ -1,4 +1,4 @@
-package compaction
+package share
 
 import (
 	"context"
@@ -10,15 +10,14 @@ import (
 	"time"
 )
 
-// MemoryStore is a Store held in one process: hooks of one process that
-// serve the same conversations (several agents, several hook values) share
-// compactions through it. Entries and leases expire with their ttl, and
-// what expired is freed: at most once a second (memSweepEvery), a call
-// drops every expired entry and lease and the index keys and lists that
-// name nothing live any more, so what a MemoryStore holds is what is live
-// plus at most a second's expiries (TestMemoryStoreFreesExpired). It is
-// safe for concurrent use. The zero value is not usable; see NewMemoryStore.
-type MemoryStore struct {
+// Memory is the bookkeeping of compaction.MemoryStore, which converts its
+// leases: entries, leases and index lists held in one process, each
+// expiring with its ttl. What expired is freed: at most once a second
+// (sweepEvery), a call drops every expired entry and lease and the index
+// keys and lists that name nothing live any more, so what a Memory holds is
+// what is live plus at most a second's expiries (TestMemoryStoreFreesExpired).
+// It is safe for concurrent use; the zero value is not usable (NewMemory).
+type Memory struct {
 	mu        sync.Mutex
 	now       func() time.Time
 	entries   map[string]memEntry
@@ -33,23 +32,21 @@ type memEntry struct {
 	expires time.Time
 }
 
-// memIndexLen bounds the keys filed under one conversation.
-const memIndexLen = 32
+// indexLen bounds the keys filed under one conversation.
+const indexLen = 32
 
-// memSweepEvery is how often a MemoryStore frees what expired: a sweep
-// reads everything it holds once, so one a second costs a store of n
-// entries O(n) a second however many calls it serves.
-const memSweepEvery = time.Second
+// sweepEvery is how often a Memory frees what expired: a sweep reads
+// everything it holds once, so one a second costs a store of n entries
+// O(n) a second however many calls it serves.
+const sweepEvery = time.Second
 
-// NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore() *MemoryStore {
-	return &MemoryStore{now: time.Now, entries: map[string]memEntry{}, leases: map[string]memEntry{},
+// NewMemory returns an empty Memory.
+func NewMemory() *Memory {
+	return &Memory{now: time.Now, entries: map[string]memEntry{}, leases: map[string]memEntry{},
 		index: map[string][]string{}, changed: make(chan struct{})}
 }
 
-var _ Store = (*MemoryStore)(nil)
-
-func (s *MemoryStore) live(m map[string]memEntry, key string) (memEntry, bool) {
+func (s *Memory) live(m map[string]memEntry, key string) (memEntry, bool) {
 	e, ok := m[key]
 	if ok && !s.now().Before(e.expires) {
 		delete(m, key)
@@ -58,14 +55,14 @@ func (s *MemoryStore) live(m map[string]memEntry, key string) (memEntry, bool) {
 	return e, ok
 }
 
-// sweep frees what expired, when memSweepEvery has passed since the last
+// sweep frees what expired, when sweepEvery has passed since the last
 // sweep. Called with s.mu held, by every method.
-func (s *MemoryStore) sweep() {
+func (s *Memory) sweep() {
 	now := s.now()
 	if now.Before(s.nextSweep) {
 		return
 	}
-	s.nextSweep = now.Add(memSweepEvery)
+	s.nextSweep = now.Add(sweepEvery)
 	s.entries = dropExpired(s.entries, now)
 	s.leases = dropExpired(s.leases, now)
 	dropped := 0
@@ -105,16 +102,17 @@ func shrunk[V any](m map[string]V) map[string]V {
 	return out
 }
 
-// Lookup implements Store.
-func (s *MemoryStore) Lookup(_ context.Context, conv string) ([]string, error) {
+// Lookup returns the keys filed under conv, newest first.
+func (s *Memory) Lookup(_ context.Context, conv string) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep()
 	return slices.Clone(s.index[conv]), nil
 }
 
-// Load implements Store.
-func (s *MemoryStore) Load(_ context.Context, key string) ([]byte, bool, error) {
+// Load returns the entry under key, or nil, and whether a lease on key is
+// live.
+func (s *Memory) Load(_ context.Context, key string) ([]byte, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep()
@@ -126,8 +124,9 @@ func (s *MemoryStore) Load(_ context.Context, key string) ([]byte, bool, error) 
 	return e.data, held, nil
 }
 
-// Claim implements Store.
-func (s *MemoryStore) Claim(_ context.Context, conv, key string, ttl time.Duration) (Lease, error) {
+// Claim takes the lease on key for ttl and files key under conv, at most
+// indexLen keys a conv; the zero Lease when key has a live lease or entry.
+func (s *Memory) Claim(_ context.Context, conv, key string, ttl time.Duration) (Lease, error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
@@ -143,12 +142,14 @@ func (s *MemoryStore) Claim(_ context.Context, conv, key string, ttl time.Durati
 	s.leases[key] = memEntry{data: []byte(token), expires: s.now().Add(ttl)}
 	keys := slices.DeleteFunc(s.index[conv], func(k string) bool { return k == key })
 	keys = append([]string{key}, keys...)
-	s.index[conv] = keys[:min(len(keys), memIndexLen)]
+	s.index[conv] = keys[:min(len(keys), indexLen)]
 	return Lease{Key: key, Token: token}, nil
 }
 
-// Publish implements Store.
-func (s *MemoryStore) Publish(_ context.Context, l Lease, entry []byte, ttl time.Duration) error {
+// Publish stores a copy of entry (nil: none) under l's key for ttl and
+// ends l, while l is the key's live lease (else ErrLeaseLost); it wakes
+// every Wait.
+func (s *Memory) Publish(_ context.Context, l Lease, entry []byte, ttl time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep()
@@ -165,8 +166,9 @@ func (s *MemoryStore) Publish(_ context.Context, l Lease, entry []byte, ttl time
 	return nil
 }
 
-// Renew implements Store.
-func (s *MemoryStore) Renew(_ context.Context, l Lease, ttl time.Duration) error {
+// Renew extends l to ttl from now, while l is the key's live lease (else
+// ErrLeaseLost).
+func (s *Memory) Renew(_ context.Context, l Lease, ttl time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep()
@@ -179,9 +181,10 @@ func (s *MemoryStore) Renew(_ context.Context, l Lease, ttl time.Duration) error
 	return nil
 }
 
-// Wait implements Store. A lease that expires without a Publish is noticed
-// at its expiry.
-func (s *MemoryStore) Wait(ctx context.Context, key string) error {
+// Wait returns once key has an entry or no live lease, or ctx ends (then
+// with ctx's error). A lease that expires without a Publish is noticed at
+// its expiry.
+func (s *Memory) Wait(ctx context.Context, key string) error {
 	for {
 		s.mu.Lock()
 		_, ok := s.live(s.entries, key)

@@ -1,4 +1,4 @@
-package compaction
+package share
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func (c *fakeClock) add(d time.Duration) {
 }
 
 // memHeld is what s holds: entries, leases, index lists and the keys in them.
-func memHeld(s *MemoryStore) (entries, leases, lists, keys int) {
+func memHeld(s *Memory) (entries, leases, lists, keys int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, l := range s.index {
@@ -44,7 +44,7 @@ func memHeld(s *MemoryStore) (entries, leases, lists, keys int) {
 func TestMemoryStoreFreesExpired(t *testing.T) {
 	t.Parallel()
 	clock := &fakeClock{t: time.Unix(1_000_000, 0)}
-	s := NewMemoryStore()
+	s := NewMemory()
 	s.now = clock.now
 	ctx := context.Background()
 	const n = 600
@@ -86,7 +86,7 @@ func TestMemoryStoreFreesExpired(t *testing.T) {
 func TestMemoryStoreRenew(t *testing.T) {
 	t.Parallel()
 	clock := &fakeClock{t: time.Unix(1_000_000, 0)}
-	s := NewMemoryStore()
+	s := NewMemory()
 	s.now = clock.now
 	ctx := context.Background()
 	l, err := s.Claim(ctx, "conv", "1.key", 3*time.Second)
