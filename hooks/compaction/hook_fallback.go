@@ -2,12 +2,23 @@ package compaction
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
+
+// What the hook weighs around its compactor, in this order: the model-free
+// fallback for a call still too large after a compaction, the warning when
+// the part no compactor removes reaches the target alone, the bill (how deep
+// a compaction goes and whether it pays for itself, HookConfig.Prices), and
+// the cache's clock (Prices.CacheTTL).
 
 // fallbackStage is one model-free compactor the hook falls back on, with
 // the name Report.Fallback gives it.
@@ -102,4 +113,224 @@ func (h *CompactionHook) fallBack(ctx context.Context, state *hooks.State, r *Re
 		attrs = append(attrs, "cause", cause.Error())
 	}
 	h.log.WarnContext(ctx, "compaction fell back to a model-free compaction: "+why, attrs...)
+}
+
+// warnFixedPart logs a warning when the leading system messages and the tool
+// schemas, which no compactor removes, already reach the target: compaction
+// then runs on every call and never gets there.
+func (h *CompactionHook) warnFixedPart(ctx context.Context, messages []*schema.Message, tools []*schema.ToolInfo, target int) {
+	end := 0
+	for end < len(messages) && messages[end] != nil && messages[end].Role == schema.System && !HasMarkerKey(messages[end]) {
+		end++
+	}
+	fixed, err := h.counter.Count(ctx, messages[:end], tools)
+	if err != nil || fixed < target {
+		return
+	}
+	h.log.WarnContext(ctx, "the leading system messages and tool schemas alone reach the compaction target; compaction cannot get under it "+
+		"(raise HookConfig.ContextWindow or CompactTo, or shorten the instruction and tool descriptions)",
+		"fixed_tokens", fixed, "target_tokens", target, "system_messages", end, "tools", len(tools))
+}
+
+// cycleOf describes the compaction of messages, estimated at est tokens for
+// the coming call, for the cost model of HookConfig.Prices: what stays at
+// the front (the leading system messages), and what a call adds (the last
+// step: the last assistant reply and what followed it, at least 1 % of the
+// window), and the hidden reasoning a summarizer round bills as output, as
+// learned from the rounds' usage.
+func (h *CompactionHook) cycleOf(ctx context.Context, messages []*schema.Message, est int) (cost.Cycle, error) {
+	lead := 0
+	for lead < len(messages) && messages[lead] != nil && messages[lead].Role == schema.System {
+		lead++
+	}
+	prefix, err := h.counter.Count(ctx, messages[:lead], nil)
+	if err != nil {
+		return cost.Cycle{}, fmt.Errorf("compaction: counting the system prompt: %w", err)
+	}
+	last := max(LastAssistantIndex(messages), lead)
+	growth, err := h.counter.Count(ctx, messages[last:], nil)
+	if err != nil {
+		return cost.Cycle{}, fmt.Errorf("compaction: counting the last step: %w", err)
+	}
+	trigger, _ := h.Thresholds()
+	return cost.Cycle{Estimate: est, Trigger: int(trigger), Prefix: prefix, Growth: max(growth, h.window/100, 1),
+		Reasoning: h.outputs.Reasoning()}, nil
+}
+
+// billKeep decides how deep the compaction of messages, estimated at est
+// tokens for the coming call (overhead of them outside the messages), goes
+// under the prices that choose the depth (HookConfig.Prices, or the assumed
+// PricesOpenAI). It returns -1 to aim at the usual target, a call size of
+// usual tokens, and keep, the verbatim floor, when the cost model finds a
+// compaction that keeps the newest keep tokens verbatim and summarizes
+// everything older cheaper per call.
+func (h *CompactionHook) billKeep(ctx context.Context, messages []*schema.Message, est, overhead, usual, keep int) (int, error) {
+	if h.depth == nil {
+		return -1, nil
+	}
+	c, err := h.cycleOf(ctx, messages, est)
+	if err != nil {
+		return -1, err
+	}
+	return c.Keep(cost.Rates(*h.depth), overhead, usual, keep), nil
+}
+
+// verbatimFloor is how many of the newest tokens a deep compaction keeps
+// verbatim: cost.FloorPermille thousandths of the window, rounded up.
+func (h *CompactionHook) verbatimFloor() int {
+	return cost.Floor(h.window)
+}
+
+// deepKey carries a deep compaction (Report.Deep) from a CompactionHook to
+// its SummarizationCompactor, through the ctx of the Compact call (a
+// Pipeline passes it on to its stages). A ToolResultPruningCompactor before
+// a summarization stage reads it to leave the verbatim floor alone; other
+// compactors ignore it and aim at the target.
+type deepKey struct{}
+
+// deep is what a deep compaction asks: keep the newest keep tokens
+// verbatim and summarize the rest, unless that leaves the messages above
+// limit tokens (a floor so large that the next call would compact again at
+// once); the compaction then goes on towards the target as usual.
+type deep struct{ keep, limit int }
+
+func withDeep(ctx context.Context, d deep) context.Context {
+	return context.WithValue(ctx, deepKey{}, d)
+}
+
+// deepOf returns the deep compaction ctx asks for, and whether it asks.
+func deepOf(ctx context.Context) (deep, bool) {
+	d, ok := ctx.Value(deepKey{}).(deep)
+	return d, ok
+}
+
+// weigh sets r.InvalidatedTokens for the compaction that turns before into
+// after, and, under HookConfig.Prices, reports whether it must not be
+// applied because re-sending what it keeps costs more than it saves before
+// the next compaction (Report.Unprofitable). A call at or above the ceiling
+// halfway from CompactAt to the window is compacted whatever it costs, and
+// so is every call of a hook with PrepareAt: refusing a prepared result
+// would make the call compact synchronously, paying the summarizer again
+// and stalling the agent.
+// left is the counter's size of after.
+func (h *CompactionHook) weigh(ctx context.Context, before, after []*schema.Message, left int, r *Report) (bool, error) {
+	if h.prices != nil && h.prepareAt == 0 && float64(r.Estimated) < h.ceiling() {
+		c, err := h.cycleOf(ctx, before, r.Estimated)
+		if err != nil {
+			return false, err
+		}
+		c.Cold = r.ColdCache
+		if kept, rates := left+r.Overhead, cost.Rates(*h.prices); !c.Pays(rates, kept) {
+			r.Unprofitable = true
+			h.log.DebugContext(ctx, "compaction not applied: re-sending what it keeps costs more than it saves before the next compaction",
+				"step", r.BeforeStep(), "estimated_tokens", r.Estimated, "tokens_after", left, "resent_cost", c.Resent(rates, kept),
+				"saving", c.Saving(rates, kept))
+			return true, nil
+		}
+	}
+	if r.ColdCache {
+		// Nothing is cached any more: the next call is sent anew anyway.
+		return false, nil
+	}
+	n, err := h.invalidated(ctx, before, after)
+	if err != nil {
+		return false, err
+	}
+	r.InvalidatedTokens = n
+	return false, nil
+}
+
+// invalidated estimates the cached prefix a compaction turning before into
+// after makes the provider drop: the part of the previous request (before,
+// up to its last assistant reply) from the first message after changes.
+func (h *CompactionHook) invalidated(ctx context.Context, before, after []*schema.Message) (int, error) {
+	first := 0
+	for first < len(before) && first < len(after) && before[first] == after[first] {
+		first++
+	}
+	last := LastAssistantIndex(before)
+	if last <= first {
+		return 0, nil
+	}
+	n, err := h.counter.Count(ctx, before[first:last], nil)
+	if err != nil {
+		return 0, fmt.Errorf("compaction: counting the invalidated prefix: %w", err)
+	}
+	return n, nil
+}
+
+// The cache's clock (Prices.CacheTTL). A provider keeps a prompt cache for
+// minutes after its last use; a call made later than that, after a long
+// tool run or a user's pause, is sent uncached whatever the hook does. A
+// compaction applied then invalidates nothing: the hook counts no
+// invalidated prefix for it (Report.InvalidatedTokens 0), the
+// pay-for-itself rule finds nothing to re-send, and a compaction prepared
+// in the background (HookConfig.PrepareAt) that is ready is applied at
+// once, below CompactAt, rather than at the trigger, where applying it
+// would make the provider drop a warm prefix. The conversation the trigger
+// would have compacted is the same either way (the prepared result plus
+// what was appended since), so applying early only makes the calls in
+// between smaller.
+//
+// A synchronous hook (no PrepareAt) has nothing ready: compacting a cold
+// call early costs a summarizer round that reads the conversation uncached
+// (the cache-aligned request's prefix is cold too) and a compaction sooner,
+// against a cold call sent smaller and a later compaction at the trigger
+// that would have re-sent the verbatim floor. Near the trigger the second
+// outweighs the first; further down it does not. cost.ColdLine places the
+// line: see its comment for the measurements.
+
+// cacheTTL is the cache lifetime the hook assumes: that of
+// HookConfig.Prices, or of the assumed PricesOpenAI when they are nil.
+func (h *CompactionHook) cacheTTL() time.Duration {
+	if h.prices != nil {
+		return h.prices.CacheTTL
+	}
+	return PricesOpenAI.CacheTTL
+}
+
+// cold reports whether the provider's cache of state's conversation has
+// expired: the previous model call's reply arrived longer than the cache
+// lifetime ago. An unknown time (zero) or no lifetime (0) is a warm cache.
+func (h *CompactionHook) cold(state *hooks.State) bool {
+	return cost.Expired(h.cacheTTL(), state.LastModelCallAt, h.now())
+}
+
+// coldEarly reports whether a call below the trigger is compacted because
+// the cache is cold: with a prepared compaction that is ready (prepared),
+// or synchronously near the trigger (now).
+func (h *CompactionHook) coldEarly(ctx context.Context, state *hooks.State, r *Report) (prepared, now bool) {
+	if r.Triggered {
+		return false, false
+	}
+	if h.coldReady(ctx, state, r) {
+		return true, false
+	}
+	return false, h.coldNow(r)
+}
+
+// coldReady reports whether a call below the trigger applies a prepared
+// compaction because the cache is cold (r.ColdCache): one was prepared for
+// this conversation and has finished with a result to apply.
+func (h *CompactionHook) coldReady(ctx context.Context, state *hooks.State, r *Report) bool {
+	if h.prepareAt == 0 || !r.ColdCache {
+		return false
+	}
+	// Jobs are aged on the wall clock, as prepare started them.
+	j, expired := h.jobs.Find(state.Messages, false, time.Now())
+	h.dropAll(ctx, expired, "it expired")
+	return j != nil && j.Finished() && !j.failed()
+}
+
+// coldNow reports whether a synchronous hook compacts a call below the
+// trigger because the cache is cold (r.ColdCache) and the call is in the
+// last third of the way from the target to the trigger. A hook with
+// PrepareAt waits for its prepared compaction instead (coldReady): the
+// rule would stall the agent.
+func (h *CompactionHook) coldNow(r *Report) bool {
+	if h.prepareAt > 0 || !r.ColdCache {
+		return false
+	}
+	trigger, target := h.Thresholds()
+	return float64(r.Estimated) >= cost.ColdLine(trigger, float64(target))
 }
