@@ -3,11 +3,10 @@ package compaction
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
@@ -22,41 +21,6 @@ func NewSummaryMessage(text string, n int) *schema.Message {
 	return summarytext.New(text, n, nil)
 }
 
-// replaceWithSummary returns a new conversation in which the messages at indices are
-// gone and summary sits where the first of them was, or, when they lie on
-// both sides of the current request, where the first of them after it was:
-// a summary of earlier turns and of steps taken for the request follows the
-// request, which keeps its place. Everything else keeps its order. messages
-// itself is not touched.
-func replaceWithSummary(messages []*schema.Message, indices []int, summary *schema.Message) []*schema.Message {
-	from := 0
-	if task := shape.RegionsOf(messages).Task; task >= 0 && len(indices) > 0 && slices.Min(indices) < task && slices.Max(indices) > task {
-		from = task + 1
-	}
-	drop := make([]bool, len(messages))
-	first, atFrom := len(messages), len(messages)
-	for _, i := range indices {
-		drop[i] = true
-		first = min(first, i)
-		if i >= from {
-			atFrom = min(atFrom, i)
-		}
-	}
-	if atFrom < len(messages) {
-		first = atFrom
-	}
-	out := make([]*schema.Message, 0, len(messages)-len(indices)+1)
-	for i, m := range messages {
-		if i == first {
-			out = append(out, summary)
-		}
-		if !drop[i] {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // applySummary swaps the summary in for plan and checks that the result is
 // smaller than before tokens. It returns the new conversation and its size.
 func applySummary(ctx context.Context, messages []*schema.Message, plan Plan, text string, fields map[string]any, before int, counter TokenCounter) ([]*schema.Message, int, error) {
@@ -67,7 +31,7 @@ func applySummary(ctx context.Context, messages []*schema.Message, plan Plan, te
 // summarytext.New, so a caller that needs the message too (the round measures
 // it to learn summary sizes) builds it once: it copies the whole summary.
 func applyBuilt(ctx context.Context, messages []*schema.Message, plan Plan, summary *schema.Message, before int, counter TokenCounter) ([]*schema.Message, int, error) {
-	next := replaceWithSummary(messages, plan.Indices, summary)
+	next := planning.Splice(messages, plan.Indices, summary)
 	after, err := counter.Count(ctx, next, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("compaction: counting the summarized conversation: %w", err)

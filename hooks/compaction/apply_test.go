@@ -3,38 +3,11 @@ package compaction
 import (
 	"context"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
 )
-
-func TestReplaceWithSummary(t *testing.T) {
-	t.Parallel()
-	base := []*schema.Message{user("0"), user("1"), user("2"), user("3"), user("4")}
-	s := NewSummaryMessage("s", 1)
-	cases := []struct {
-		name    string
-		indices []int
-		want    []*schema.Message
-	}{
-		{"contiguous", []int{1, 2}, []*schema.Message{base[0], s, base[3], base[4]}},
-		{"non-contiguous keeps survivors in order", []int{1, 3}, []*schema.Message{base[0], s, base[2], base[4]}},
-		{"unsorted plan still goes to the smallest index", []int{4, 2}, []*schema.Message{base[0], base[1], s, base[3]}},
-		{"first and last", []int{0, 4}, []*schema.Message{s, base[1], base[2], base[3]}},
-	}
-	for _, tc := range cases {
-		in := append([]*schema.Message(nil), base...)
-		got := replaceWithSummary(in, tc.indices, s)
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: got %v", tc.name, Render(got, RenderOptions{}))
-		}
-		if !reflect.DeepEqual(in, base) {
-			t.Errorf("%s: input changed", tc.name)
-		}
-	}
-}
 
 func TestApplySummaryChecksSize(t *testing.T) {
 	t.Parallel()

@@ -9,28 +9,6 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 )
 
-// groupTokens is the counter's size of one candidate group on its own, an
-// estimate of what the group adds to the summarizer's transcript.
-func (r *remainder) groupTokens(group []int) (int, error) {
-	if r.additive != nil {
-		r.init()
-		var sum Cost
-		for _, i := range group {
-			sum = sum.Add(r.costs[i])
-		}
-		return r.additive.Tokens(sum, len(group)), nil
-	}
-	msgs := make([]*schema.Message, len(group))
-	for n, i := range group {
-		msgs[n] = r.messages[i]
-	}
-	n, err := r.counter.Count(r.ctx, msgs, nil)
-	if err != nil {
-		return 0, fmt.Errorf("compaction: counting a candidate group: %w", err)
-	}
-	return n, nil
-}
-
 // minCutRunes is the shortest a cut text may become: enough for a head, a
 // tail and the marker between them.
 const minCutRunes = 96

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
@@ -50,7 +51,7 @@ func TestDeepCompactionEdges(t *testing.T) {
 			keep := tc.keep(msgs)
 			target := count(fc1, msgs...) / 2
 			c, _, rounds := scNew(t, scFixed(t, "short summary"), scConfig{minKeep: tc.minKeep})
-			out, err := c.Compact(withDeep(context.Background(), deep{keep: keep, limit: math.MaxInt}), msgs, target, fc1)
+			out, err := c.Compact(planning.WithDeep(context.Background(), planning.Deep{Keep: keep, Limit: math.MaxInt}), msgs, target, fc1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +96,7 @@ func TestDeepCompactionMinKeepStepsSparesTheTask(t *testing.T) {
 	before := cloneAll(msgs)
 	task := shape.RegionsOf(msgs).Task
 	c, _, _ := scNew(t, scFixed(t, "short summary"), scConfig{minKeep: scInt(100)})
-	out, err := c.Compact(withDeep(context.Background(), deep{keep: 10, limit: math.MaxInt}), msgs, count(fc1, msgs...)/2, fc1)
+	out, err := c.Compact(planning.WithDeep(context.Background(), planning.Deep{Keep: 10, Limit: math.MaxInt}), msgs, count(fc1, msgs...)/2, fc1)
 	if err != nil || out == nil {
 		t.Fatalf("deep compaction: %v, %d messages", err, len(out))
 	}

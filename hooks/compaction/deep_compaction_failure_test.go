@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 )
 
 // A deep round that fails, writes a summary no smaller than what it
@@ -37,7 +39,7 @@ func TestDeepCompactionFailures(t *testing.T) {
 			defer cancel()
 			step := tc.step(cancel)
 			c, _, rounds := scNew(t, &scModel{t: t, fixed: &step}, scConfig{raise: tc.raise})
-			out, err := c.Compact(withDeep(ctx, deep{keep: 3000, limit: math.MaxInt}), msgs, count(fc1, msgs...)/2, fc1)
+			out, err := c.Compact(planning.WithDeep(ctx, planning.Deep{Keep: 3000, Limit: math.MaxInt}), msgs, count(fc1, msgs...)/2, fc1)
 			if out != nil {
 				t.Errorf("a result of %d messages, want none", len(out))
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
@@ -62,7 +63,7 @@ func TestDeepCompactionFloorIsMeasuredAsAWhole(t *testing.T) {
 			msgs := deepConversation(0, 80, tc.size)
 			target := count(tc.counter, msgs...) / 2
 			c, _, _ := scNew(t, scFixed(t, "short summary"), scConfig{})
-			ctx := withDeep(context.Background(), deep{keep: tc.keep, limit: math.MaxInt})
+			ctx := planning.WithDeep(context.Background(), planning.Deep{Keep: tc.keep, Limit: math.MaxInt})
 			out, err := c.Compact(ctx, msgs, target, tc.counter)
 			if err != nil || out == nil {
 				t.Fatalf("deep compaction: %v, %d messages", err, len(out))

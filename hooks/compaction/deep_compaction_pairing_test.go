@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
@@ -202,7 +203,7 @@ func TestDeepCompactionKeepsPairsAndLandmarks(t *testing.T) {
 			before := cloneAll(msgs)
 			keep := tc.keep(msgs)
 			c, _, rounds := scNew(t, scFixed(t, "short summary"), scConfig{})
-			out, err := c.Compact(withDeep(context.Background(), deep{keep: keep, limit: math.MaxInt}), msgs, count(fc1, msgs...)/2, fc1)
+			out, err := c.Compact(planning.WithDeep(context.Background(), planning.Deep{Keep: keep, Limit: math.MaxInt}), msgs, count(fc1, msgs...)/2, fc1)
 			if err != nil || out == nil {
 				t.Fatalf("deep compaction: %v, %d messages", err, len(out))
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 )
 
 // A Pipeline hands its stages the ctx of its Compact call: after a pruning
@@ -55,7 +56,7 @@ func TestDeepCompactionThroughAPipeline(t *testing.T) {
 			}
 			ctx := context.Background()
 			if tc.deep {
-				ctx = withDeep(ctx, deep{keep: keep, limit: math.MaxInt})
+				ctx = planning.WithDeep(ctx, planning.Deep{Keep: keep, Limit: math.MaxInt})
 			}
 			out, err := p.Compact(ctx, msgs, target, fc1)
 			if err != nil || out == nil {
@@ -190,7 +191,7 @@ func TestDeepCompactionUnderMaxSummarizerInputTokens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := c.Compact(withDeep(context.Background(), deep{keep: keep, limit: limit}), msgs, target, fc1)
+			out, err := c.Compact(planning.WithDeep(context.Background(), planning.Deep{Keep: keep, Limit: limit}), msgs, target, fc1)
 			if err != nil || out == nil {
 				t.Fatalf("deep compaction: %v, %d messages", err, len(out))
 			}
@@ -205,7 +206,7 @@ func TestDeepCompactionUnderMaxSummarizerInputTokens(t *testing.T) {
 				}
 			}
 			checkDeepResult(t, msgs, before, out, keep, fc1)
-			if got := count(fc1, out...); got > target+target/closeEnough {
+			if got := count(fc1, out...); got > target+target/planning.CloseEnough {
 				t.Errorf("%d tokens left, above the band over the target %d", got, target)
 			}
 		})
@@ -245,7 +246,7 @@ func TestDeepCompactionCacheAlignedNamesTheSpan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := c.Compact(withDeep(context.Background(), deep{keep: keep, limit: math.MaxInt}), msgs, count(fc1, msgs...)/2, fc1)
+			out, err := c.Compact(planning.WithDeep(context.Background(), planning.Deep{Keep: keep, Limit: math.MaxInt}), msgs, count(fc1, msgs...)/2, fc1)
 			if err != nil || out == nil || len(rounds) != 1 {
 				t.Fatalf("deep compaction: %v, %d messages, %d rounds", err, len(out), len(rounds))
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 )
 
 // deepConversation is a system prompt and the current request followed by
@@ -56,7 +57,7 @@ func TestDeepCompactionKeepsTheFloor(t *testing.T) {
 			before := cloneAll(msgs)
 			target := count(fc1, msgs...) / 2
 			c, _, rounds := scNew(t, scFixed(t, "short summary"), scConfig{})
-			ctx := withDeep(context.Background(), deep{keep: tc.keep, limit: math.MaxInt})
+			ctx := planning.WithDeep(context.Background(), planning.Deep{Keep: tc.keep, Limit: math.MaxInt})
 			out, err := c.Compact(ctx, msgs, target, fc1)
 			if err != nil || out == nil {
 				t.Fatalf("deep compaction: %v, %d messages", err, len(out))
@@ -125,8 +126,8 @@ func TestDeepCompactionGivesWayAboveItsLimit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c, _, rounds := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(20)})
-			c.sizes.observe(400, 20) // replies seen: the planner plans ahead
-			out, err := c.Compact(withDeep(context.Background(), deep{keep: 2000, limit: tc.limit}), msgs, target, fc1)
+			c.planner.Observe(400, 20) // replies seen: the planner plans ahead
+			out, err := c.Compact(planning.WithDeep(context.Background(), planning.Deep{Keep: 2000, Limit: tc.limit}), msgs, target, fc1)
 			if err != nil || out == nil {
 				t.Fatalf("compaction: %v", err)
 			}
@@ -144,12 +145,12 @@ func TestDeepCompactionGivesWayAboveItsLimit(t *testing.T) {
 // asked for.
 type deepSpy struct {
 	mu    sync.Mutex
-	deeps []deep
+	deeps []planning.Deep
 	asked []bool
 }
 
 func (s *deepSpy) Compact(ctx context.Context, msgs []*schema.Message, _ int, _ TokenCounter) ([]*schema.Message, error) {
-	d, ok := deepOf(ctx)
+	d, ok := planning.DeepOf(ctx)
 	s.mu.Lock()
 	s.deeps, s.asked = append(s.deeps, d), append(s.asked, ok)
 	s.mu.Unlock()
@@ -196,11 +197,11 @@ func TestHookAsksForDeepCompaction(t *testing.T) {
 			if r.Deep != tc.deep || spy.asked[0] != tc.deep {
 				t.Fatalf("Report.Deep %v, ctx asked %v; want %v", r.Deep, spy.asked[0], tc.deep)
 			}
-			if want := (window*202 + 999) / 1000; tc.deep && spy.deeps[0].keep != want {
-				t.Errorf("floor %d tokens, want %d", spy.deeps[0].keep, want)
+			if want := (window*202 + 999) / 1000; tc.deep && spy.deeps[0].Keep != want {
+				t.Errorf("floor %d tokens, want %d", spy.deeps[0].Keep, want)
 			}
-			if trigger, _ := h.Thresholds(); tc.deep && spy.deeps[0].limit != int(trigger)-1-r.Overhead {
-				t.Errorf("limit %d, want just below the trigger %.0f less the overhead %d", spy.deeps[0].limit, trigger, r.Overhead)
+			if trigger, _ := h.Thresholds(); tc.deep && spy.deeps[0].Limit != int(trigger)-1-r.Overhead {
+				t.Errorf("limit %d, want just below the trigger %.0f less the overhead %d", spy.deeps[0].Limit, trigger, r.Overhead)
 			}
 		})
 	}
@@ -237,7 +238,7 @@ func TestPreparedDeepCompactionCountsWhatIsAppended(t *testing.T) {
 			spy.mu.Lock()
 			defer spy.mu.Unlock()
 			want := max((window*202+999)/1000-(int(trigger)-est), 0)
-			if len(spy.asked) != 1 || !spy.asked[0] || spy.deeps[0].keep != want {
+			if len(spy.asked) != 1 || !spy.asked[0] || spy.deeps[0].Keep != want {
 				t.Errorf("%d tokens: calls %d, deep %v; want one deep call with a floor of %d (the floor less the %d tokens until the trigger)",
 					est, len(spy.asked), spy.deeps, want, int(trigger)-est)
 			}
@@ -264,8 +265,8 @@ func TestPruningKeepsTheDeepFloor(t *testing.T) {
 		// be pruned.
 		floorPruned bool
 	}{
-		{"deep, before a summarization stage", context.WithValue(withDeep(context.Background(), deep{keep: keep, limit: math.MaxInt}), summarizedAfterKey{}, true), false},
-		{"deep, on its own", withDeep(context.Background(), deep{keep: keep, limit: math.MaxInt}), true},
+		{"deep, before a summarization stage", context.WithValue(planning.WithDeep(context.Background(), planning.Deep{Keep: keep, Limit: math.MaxInt}), summarizedAfterKey{}, true), false},
+		{"deep, on its own", planning.WithDeep(context.Background(), planning.Deep{Keep: keep, Limit: math.MaxInt}), true},
 		{"usual", context.Background(), true},
 	}
 	for _, tc := range cases {

@@ -10,12 +10,13 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 )
 
 // TestHookBandBelowTrigger: with CompactTo within 1/13 below CompactAt, a
-// compaction that stops in the band above its target (closeEnough), where
-// the planner also aims to spare the newest steps (recentShare), must still
-// leave the call below the trigger and the window. Before the target was
+// compaction that stops in the band above its target (planning.CloseEnough),
+// where the planner also aims to spare the newest steps (its recentShare),
+// must still leave the call below the trigger and the window. Before the target was
 // lowered (bandBelow), the round took the older steps and left the call at
 // 10,198 tokens of a 10,000-token window (CompactAt 1, CompactTo 0.95), or
 // at the 9,000-token trigger (CompactAt 0.9, CompactTo 0.85), so the next
@@ -41,7 +42,7 @@ func TestHookBandBelowTrigger(t *testing.T) {
 			}
 			msgs = append(msgs, call("big"), result("big", rep("y", tc.big)), call("n"), result("n", "newest"))
 			c, _, _ := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(20)})
-			c.sizes.observe(400, 20) // replies seen: the planner plans ahead
+			c.planner.Observe(400, 20) // replies seen: the planner plans ahead
 			h, err := NewCompactionHook(context.Background(), &HookConfig{Compactor: c, ContextWindow: 10000,
 				CompactAt: tc.at, CompactTo: tc.to, TokenCounter: fc1, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
@@ -66,7 +67,7 @@ func TestHookBandBelowTrigger(t *testing.T) {
 }
 
 // TestThresholdsBandBelowTrigger: the target is CompactTo's unless its band
-// (1/closeEnough above it) would reach the trigger.
+// (1/planning.CloseEnough above it) would reach the trigger.
 func TestThresholdsBandBelowTrigger(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -87,8 +88,8 @@ func TestThresholdsBandBelowTrigger(t *testing.T) {
 			t.Fatal(err)
 		}
 		trigger, target := h.Thresholds()
-		if target != tc.target || target+target/closeEnough >= int(trigger) {
-			t.Errorf("at %v to %v: target %d (band to %d, trigger %.0f), want %d", tc.at, tc.to, target, target+target/closeEnough, trigger, tc.target)
+		if target != tc.target || target+target/planning.CloseEnough >= int(trigger) {
+			t.Errorf("at %v to %v: target %d (band to %d, trigger %.0f), want %d", tc.at, tc.to, target, target+target/planning.CloseEnough, trigger, tc.target)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 )
 
 // HookConfig configures a CompactionHook.
@@ -369,13 +370,13 @@ func (h *CompactionHook) Thresholds() (trigger float64, target int) {
 }
 
 // bandBelow is the largest target whose band above it stays below trigger.
-// A SummarizationCompactor stops once within target/closeEnough above its
-// target, and plans a round into that band to spare the newest steps
-// (recentShare). With CompactTo that close to CompactAt, such a compaction
-// left the call at the trigger, so the next call compacted again, or above
-// the window when CompactAt is 1 (TestHookBandBelowTrigger).
+// A SummarizationCompactor stops once within target/planning.CloseEnough
+// above its target, and plans a round into that band to spare the newest
+// steps (the planner's recentShare). With CompactTo that close to CompactAt,
+// such a compaction left the call at the trigger, so the next call compacted
+// again, or above the window when CompactAt is 1 (TestHookBandBelowTrigger).
 func bandBelow(trigger float64) int {
-	return int(math.Ceil(trigger*closeEnough/(closeEnough+1))) - 1
+	return int(math.Ceil(trigger*planning.CloseEnough/(planning.CloseEnough+1))) - 1
 }
 
 // SizeFloor is an optional interface of a Compactor that cannot bring a
@@ -403,7 +404,7 @@ var (
 // ledger's block at its smallest cap (256 tokens, or
 // LedgerConfig.MaxTokens), 320 tokens with the defaults.
 func (c *SummarizationCompactor) MinimumTokens() int {
-	return c.prior(0, 0)
+	return c.planner.Prior(0, 0)
 }
 
 // MinimumTokens implements SizeFloor: the lowest floor among the stages, or

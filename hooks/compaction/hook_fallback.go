@@ -181,29 +181,6 @@ func (h *CompactionHook) verbatimFloor() int {
 	return cost.Floor(h.window)
 }
 
-// deepKey carries a deep compaction (Report.Deep) from a CompactionHook to
-// its SummarizationCompactor, through the ctx of the Compact call (a
-// Pipeline passes it on to its stages). A ToolResultPruningCompactor before
-// a summarization stage reads it to leave the verbatim floor alone; other
-// compactors ignore it and aim at the target.
-type deepKey struct{}
-
-// deep is what a deep compaction asks: keep the newest keep tokens
-// verbatim and summarize the rest, unless that leaves the messages above
-// limit tokens (a floor so large that the next call would compact again at
-// once); the compaction then goes on towards the target as usual.
-type deep struct{ keep, limit int }
-
-func withDeep(ctx context.Context, d deep) context.Context {
-	return context.WithValue(ctx, deepKey{}, d)
-}
-
-// deepOf returns the deep compaction ctx asks for, and whether it asks.
-func deepOf(ctx context.Context) (deep, bool) {
-	d, ok := ctx.Value(deepKey{}).(deep)
-	return d, ok
-}
-
 // weigh sets r.InvalidatedTokens for the compaction that turns before into
 // after, and, under HookConfig.Prices, reports whether it must not be
 // applied because re-sending what it keeps costs more than it saves before

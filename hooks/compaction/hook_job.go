@@ -11,6 +11,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
@@ -85,7 +86,7 @@ func (h *CompactionHook) newJob(parent context.Context, snapshot []*schema.Messa
 		// overshoot (7.4 % of the window verbatim on few-huge-results with
 		// PricesOpenAI set, `go run ./cmd/benchcompare -bill`).
 		trigger, _ := h.Thresholds()
-		parent = withDeep(parent, deep{keep: r.keep, limit: int(trigger) - 1 - r.Overhead})
+		parent = planning.WithDeep(parent, planning.Deep{Keep: r.keep, Limit: int(trigger) - 1 - r.Overhead})
 	}
 	jctx, cancel := context.WithCancel(parent)
 	cctx, rounds := withRoundLog(h.isolated(jctx), h.outputs)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 )
 
 // prConversation is a tiny earlier exchange, then a task of steps with
@@ -80,54 +82,10 @@ func TestObservedSummariesSkipRoundsThatCannotPay(t *testing.T) {
 		t.Fatalf("before any evidence: plan %+v, %v; want the historical turn", p, err)
 	}
 	// One round on the small exchange alone teaches the summary size.
-	c.sizes.observe(count(fc1, in[1:3]...), count(fc1, NewSummaryMessage(long, 2)))
+	c.planner.Observe(count(fc1, in[1:3]...), count(fc1, NewSummaryMessage(long, 2)))
 	p, err = c.Plan(context.Background(), in, target, fc1)
 	if err != nil || p.Tier != TierCurrentTaskSteps {
 		t.Fatalf("after evidence: plan %+v, %v; want current-task steps", p, err)
-	}
-}
-
-// TestSummarySizesFit: the learned estimate is the prior without evidence,
-// the mean of similar rounds, and a non-negative line through rounds of
-// different sizes; memory is bounded to the newest rounds.
-func TestSummarySizesFit(t *testing.T) {
-	t.Parallel()
-	line := func(in int) int { return 64 + in/8 }
-	tests := []struct {
-		name  string
-		obs   [][2]int
-		input int
-		want  int
-		exact bool // whether the estimate must match want exactly
-	}{
-		{"prior", nil, 5000, 1024, true},
-		{"one round: its size", [][2]int{{10000, 1314}}, 3000, 1314, true},
-		{"similar rounds: their mean", [][2]int{{10000, 1300}, {11000, 1400}}, 20000, 1350, true},
-		{"a line through spread rounds", [][2]int{{2000, line(2000)}, {8000, line(8000)}, {16000, line(16000)}}, 40000, line(40000), false},
-		{"no negative fixed part", [][2]int{{1000, 100}, {4000, 700}}, 0, 1, true},
-	}
-	for _, tc := range tests {
-		var s summarySizes
-		for _, o := range tc.obs {
-			s.observe(o[0], o[1])
-		}
-		got, observed := s.estimate(1024, tc.input)
-		if observed != (len(tc.obs) > 0) {
-			t.Errorf("%s: observed = %v", tc.name, observed)
-		}
-		if tc.exact && got != tc.want || !tc.exact && (got < tc.want-2 || got > tc.want+2) {
-			t.Errorf("%s: estimate(%d) = %d, want %d", tc.name, tc.input, got, tc.want)
-		}
-	}
-	var s summarySizes
-	for i := range 3 * sizeMemory {
-		s.observe(1000+i, 10) // old rounds: tiny summaries
-	}
-	for range sizeMemory {
-		s.observe(1000, 500)
-	}
-	if got, _ := s.estimate(1, 1000); got != 500 {
-		t.Errorf("after %d new rounds the estimate is %d, want only the newest (500)", sizeMemory, got)
 	}
 }
 
@@ -178,7 +136,7 @@ func TestPlanFoldsHistorySummaryIntoShortTurns(t *testing.T) {
 	for _, tc := range tests {
 		c, _, _ := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(20)})
 		if tc.evidence {
-			c.sizes.observe(400, 20)
+			c.planner.Observe(400, 20)
 		}
 		p, err := c.Plan(context.Background(), msgs, target, fc1)
 		if err != nil {
@@ -194,7 +152,7 @@ func TestPlanFoldsHistorySummaryIntoShortTurns(t *testing.T) {
 // summaries are not folded while the current task's steps alone reach the
 // target; a fresh compactor folds first, as the reference's tier order says.
 // The newer steps hold more than a third of the target, so the step that
-// suffices lies before the ones spared (recentShare).
+// suffices lies before the ones spared (the planner's recentShare).
 func TestPlanDefersFoldWhileStepsSuffice(t *testing.T) {
 	t.Parallel()
 	msgs := []*schema.Message{sys("rules"), summary(rep("first history ", 20), 4), summary(rep("second history ", 20), 4),
@@ -215,7 +173,7 @@ func TestPlanDefersFoldWhileStepsSuffice(t *testing.T) {
 	for _, tc := range tests {
 		c, _, _ := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(20)})
 		if tc.evidence {
-			c.sizes.observe(400, 20)
+			c.planner.Observe(400, 20)
 		}
 		p, err := c.Plan(context.Background(), msgs, target, fc1)
 		if err != nil || p.Tier != tc.wantTier {
@@ -233,12 +191,12 @@ func TestCompactStopsRatherThanOvershoot(t *testing.T) {
 	msgs := []*schema.Message{sys("rules"), user(rep("question ", 30)), asst(rep("answer ", 30)),
 		user("task"), call("big"), result("big", rep("x", 4000)), call("n"), result("n", "ok")}
 	c, _, rounds := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(10)})
-	// Above the target after the first round by twice what closeEnough
+	// Above the target after the first round by twice what planning.CloseEnough
 	// accepts, so only the overshoot check can stop the compaction there,
 	// and far less than the big step would free. (A fixed 300 tokens was
 	// more than 5 % but within 1/12: the test passed with the check gone.)
 	first := count(fc1, msgs...) - count(fc1, msgs[1], msgs[2]) + count(fc1, summary("s", 2))
-	target := first - 2*first/closeEnough
+	target := first - 2*first/planning.CloseEnough
 	out, err := c.Compact(context.Background(), msgs, target, fc1)
 	if err != nil || out == nil {
 		t.Fatalf("Compact = %v, %v", out, err)
@@ -248,60 +206,5 @@ func TestCompactStopsRatherThanOvershoot(t *testing.T) {
 	}
 	if !slices.Contains(out, msgs[5]) {
 		t.Error("the large step was summarized to close a small gap")
-	}
-}
-
-// TestPlanSparesRecentSteps: once the planner plans ahead, the newest steps
-// that hold a third of the target stay verbatim, beyond MinKeepSteps, when the
-// older steps and the task's earlier summary reach within 1/closeEnough of
-// the target; when they cannot, the round is planned without that floor and
-// takes the large recent step.
-func TestPlanSparesRecentSteps(t *testing.T) {
-	t.Parallel()
-	msgs := []*schema.Message{sys("rules"), user("current task"), summary(rep("earlier work ", 40), 4),
-		call("a1"), result("a1", rep("older result ", 30)),
-		call("a2"), result("a2", rep("older result ", 30)),
-		call("big"), result("big", rep("large recent output ", 60)),
-		call("n"), result("n", "newest"),
-	}
-	older := []int{2, 3, 4, 5, 6} // the summary and the two older steps
-	big := []int{7, 8}
-	all := count(fc1, msgs...)
-	withoutOlder := all - count(fc1, msgs[2], msgs[3], msgs[4], msgs[5], msgs[6])
-	tests := []struct {
-		name   string
-		target int
-		want   []int // what the plan must take
-		spared []int // what it must leave
-	}{
-		// The older part replaced by a 20-token summary lands 10 tokens
-		// above the target, within the band: the large step stays.
-		{"the older part reaches the band", withoutOlder + 20 - 10, older, big},
-		// Far below that, only the large step can get there.
-		{"only the large step reaches", withoutOlder / 3, big, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if floor := tc.target / recentShare; floor > count(fc1, msgs[7:]...) || floor <= count(fc1, msgs[9:]...) {
-				t.Fatalf("fixture: the spared share of the target (%d) must reach into the large step, not stop at the newest", floor)
-			}
-			c, _, _ := scNew(t, scFixed(t, "s"), scConfig{approx: scInt(20)})
-			c.sizes.observe(400, 20)
-			p, err := c.Plan(context.Background(), msgs, tc.target, fc1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, i := range tc.want {
-				if !slices.Contains(p.Indices, i) {
-					t.Errorf("plan %+v does not take message %d", p, i)
-				}
-			}
-			for _, i := range tc.spared {
-				if slices.Contains(p.Indices, i) {
-					t.Errorf("plan %+v takes message %d, one of the newest steps", p, i)
-				}
-			}
-		})
 	}
 }

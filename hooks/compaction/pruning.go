@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
@@ -148,8 +149,8 @@ func (c *ToolResultPruningCompactor) protected(ctx context.Context, messages []*
 	// this compactor runs in a Pipeline before a summarization stage
 	// (einocompact-pruning kept 11.9 % of the window verbatim in the bill
 	// simulation when it pruned there). On its own it aims at the target.
-	if d, ok := deepOf(ctx); ok && summarizedAfter(ctx) {
-		from, err := newestFrom(newRemainder(ctx, messages, counter), d.keep)
+	if d, ok := planning.DeepOf(ctx); ok && summarizedAfter(ctx) {
+		from, err := planning.NewestFrom(ctx, messages, planCounter(counter), d.Keep)
 		if err != nil {
 			return nil, fmt.Errorf("compaction: tool result pruning: %w", err)
 		}

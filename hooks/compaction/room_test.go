@@ -11,23 +11,24 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
 // roomSpy is a compactor whose usual result buys little room: it
 // summarizes only the oldest shallow steps. Asked for a deep compaction
-// (deepOf), it keeps the newest messages that hold the floor and
+// (planning.DeepOf), it keeps the newest messages that hold the floor and
 // summarizes the rest, or, without deep, declines: nothing deeper allowed.
 type roomSpy struct {
 	shallow int
 	deep    bool
 
 	mu    sync.Mutex
-	asked []deep // per call; keep 0: not asked deep
+	asked []planning.Deep // per call; keep 0: not asked deep
 }
 
 func (s *roomSpy) Compact(ctx context.Context, msgs []*schema.Message, _ int, counter TokenCounter) ([]*schema.Message, error) {
-	d, deepAsked := deepOf(ctx)
+	d, deepAsked := planning.DeepOf(ctx)
 	s.mu.Lock()
 	s.asked = append(s.asked, d)
 	s.mu.Unlock()
@@ -42,7 +43,7 @@ func (s *roomSpy) Compact(ctx context.Context, msgs []*schema.Message, _ int, co
 		}
 		// The newest whole steps holding the floor.
 		for from = len(msgs) - 2; from > start; from -= 2 {
-			if n, _ := counter.Count(ctx, msgs[from:], nil); n >= d.keep {
+			if n, _ := counter.Count(ctx, msgs[from:], nil); n >= d.Keep {
 				break
 			}
 		}
@@ -54,10 +55,10 @@ func (s *roomSpy) Compact(ctx context.Context, msgs []*schema.Message, _ int, co
 	return append(out, msgs[from:]...), nil
 }
 
-func (s *roomSpy) calls() []deep {
+func (s *roomSpy) calls() []planning.Deep {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]deep(nil), s.asked...)
+	return append([]planning.Deep(nil), s.asked...)
 }
 
 // roomSteps is a conversation of the system prompt, the request and n tool
@@ -118,11 +119,11 @@ func TestCompactionGoesDeeperToBuyRoom(t *testing.T) {
 			if len(calls) != tc.wantCalls {
 				t.Fatalf("%d compactor calls, want %d", len(calls), tc.wantCalls)
 			}
-			if calls[0].keep != 0 {
-				t.Fatalf("the first call asked for a deep compaction (floor %d): the test needs a shallow first result", calls[0].keep)
+			if calls[0].Keep != 0 {
+				t.Fatalf("the first call asked for a deep compaction (floor %d): the test needs a shallow first result", calls[0].Keep)
 			}
-			if floor := h.verbatimFloor(); calls[1].keep != floor {
-				t.Errorf("the second call's floor is %d tokens, want the verbatim floor %d", calls[1].keep, floor)
+			if floor := h.verbatimFloor(); calls[1].Keep != floor {
+				t.Errorf("the second call's floor is %d tokens, want the verbatim floor %d", calls[1].Keep, floor)
 			}
 			growth := count(fc1, msgs[2:4]...)
 			room := (7000 - float64(count(fc1, state.Messages...))) / float64(growth)

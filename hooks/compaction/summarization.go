@@ -16,6 +16,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/redact"
 )
@@ -277,10 +278,10 @@ type SummarizationCompactor struct {
 	maxInput    int
 	maxText     int // MaxTextTokens in code points; 0: no cap
 	model       string
-	sizes       summarySizes // learned summary sizes, shared by all runs
-	aligned     bool         // CacheAligned
-	maxOutput   int          // MaxRoundOutputTokens; 0: no bound beyond the plan
-	outCap      *outputCap   // how the cap is sent, learned from the summarizer
+	planner     *planning.Planner // plans the rounds; learns summary sizes, shared by all runs
+	aligned     bool              // CacheAligned
+	maxOutput   int               // MaxRoundOutputTokens; 0: no bound beyond the plan
+	outCap      *outputCap        // how the cap is sent, learned from the summarizer
 }
 
 var (
@@ -343,6 +344,7 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		return nil, err
 	}
 	c.ledger = l
+	c.planner = planning.New(c.planConfig())
 	c.model = modelName(cfg.ChatModel)
 	if c.instruction == "" {
 		c.instruction = DefaultSummaryInstruction
@@ -375,25 +377,26 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 		return nil, withCtxErr(ctx, fmt.Errorf("compaction: counting the conversation: %w", err))
 	}
 	compacted, summarized := messages, false
-	var refused refusals
+	var refused planning.Refusals
 	var lastRefusal error // the last ErrSummaryNotSmaller, said at Warn if no round was applied
 	var al *alignment
 	if c.aligned && !coldCacheOf(ctx) {
 		al = newAlignment(ctx, messages)
 	}
 	for current > target {
-		d, deep := deepOf(ctx)
-		plan, err := c.plan(ctx, compacted, target, counter, refused, deep && summarized && current <= d.limit)
+		d, deep := planning.DeepOf(ctx)
+		p, err := c.planner.Plan(ctx, compacted, target, planCounter(counter), refused, deep && summarized && current <= d.Limit)
 		if err != nil {
 			return nil, withCtxErr(ctx, err)
 		}
+		plan := Plan(p)
 		if plan.Empty() {
 			break
 		}
 		// A deep round that left the conversation above its limit did not
 		// do its job: the next round goes on however far it overshoots.
-		if summarized && !(deep && current > d.limit) {
-			over, err := c.overshoots(ctx, compacted, plan, current, target, counter)
+		if summarized && !(deep && current > d.Limit) {
+			over, err := c.planner.Overshoots(ctx, compacted, p, current, target, counter)
 			if err != nil {
 				return nil, withCtxErr(ctx, err)
 			}
@@ -420,9 +423,9 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 				c.log.DebugContext(ctx, "summarization round refused: the summary was not smaller; trying the other parts",
 					"tier", plan.Tier, "messages", len(plan.Indices), "error", err)
 				if refused == nil {
-					refused = refusals{}
+					refused = planning.Refusals{}
 				}
-				refused.add(compacted, plan.Indices)
+				refused.Add(compacted, plan.Indices)
 				continue
 			}
 			c.log.WarnContext(ctx, "summarization round failed; keeping the last successful result",
@@ -432,8 +435,8 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 		c.log.DebugContext(ctx, "summarization round applied", "tier", plan.Tier, "messages", len(plan.Indices),
 			"tokens_before", current, "tokens_after", after, "target_tokens", target)
 		compacted, current, summarized = next, after, true
-		if current <= target+target/closeEnough {
-			// Within 1/closeEnough of the target: another summarizer call
+		if current <= target+target/planning.CloseEnough {
+			// Within 1/planning.CloseEnough of the target: another summarizer call
 			// would cost far more input than the few tokens it frees, and
 			// the next compaction only comes a little earlier instead.
 			break
@@ -480,15 +483,6 @@ func foldsSummary(messages []*schema.Message, plan Plan) bool {
 // 1.081 and 1.014 with 5/4, and to 1.093, 1.087 and 1.046 with 3/2.
 const deepLedgerShare = 5
 
-// closeEnough: a compaction stops once a round has brought the conversation
-// within target/closeEnough tokens above the target (about 8 %). The rounds
-// that would close the last few hundred tokens were small ones after a
-// large first round, each paying the instruction and a summary with its
-// ledger block for little: at 5 %, two compactions of the simulation's
-// few-huge-results ended with less than a quarter of the window verbatim,
-// at 8 % one (docs/benchmarks.md).
-const closeEnough = 12
-
 // round asks the chat model for one summary and swaps it in, reporting the
 // round to the CompactionHook's Report (reportRound) and to OnRound.
 func (c *SummarizationCompactor) round(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter) ([]*schema.Message, int, error) {
@@ -504,7 +498,7 @@ func (c *SummarizationCompactor) round(ctx context.Context, al *alignment, messa
 
 func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
 	entries := c.ledger.collect(messages, plan.Indices)
-	in, err := replacedTokens(ctx, messages, plan, counter)
+	in, err := planning.ReplacedTokens(ctx, messages, planning.Plan(plan), counter)
 	if err != nil {
 		return nil, 0, countError{err}
 	}
@@ -522,7 +516,7 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, m
 	}
 	lg := c.ledger
 	lg.maxTokens = lg.capFor(target)
-	if _, deep := deepOf(ctx); deep && c.ledger.maxTokens == 0 {
+	if _, deep := planning.DeepOf(ctx); deep && c.ledger.maxTokens == 0 {
 		// A deep round replaces everything older than the verbatim floor,
 		// about half as much again as a round to the target: the sized cap
 		// grows with it (deepLedgerShare).
@@ -548,7 +542,7 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, m
 	if err != nil && !errors.Is(err, ErrSummaryNotSmaller) {
 		return nil, 0, countError{err}
 	}
-	if lerr := c.learn(ctx, in, built, counter); lerr != nil {
+	if lerr := c.planner.Learn(ctx, in, built, counter); lerr != nil {
 		return nil, 0, countError{lerr}
 	}
 	return next, after, err

@@ -644,14 +644,14 @@ func TestSummarizationConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.minKeep != 1 || c.approx != 0 || c.prior(600, 0) != 164+256 || c.prior(100_000, 800) != 512+256 || c.prior(100_000, 4_000) != 512+1000 || c.prior(100_000, 40_000) != 512+1600 || c.instruction != DefaultSummaryInstruction || c.log == nil || c.raise {
+	if c.minKeep != 1 || c.approx != 0 || c.planner.Prior(600, 0) != 164+256 || c.planner.Prior(100_000, 800) != 512+256 || c.planner.Prior(100_000, 4_000) != 512+1000 || c.planner.Prior(100_000, 40_000) != 512+1600 || c.instruction != DefaultSummaryInstruction || c.log == nil || c.raise {
 		t.Errorf("defaults: minKeep %d approx %d raise %v", c.minKeep, c.approx, c.raise)
 	}
 	// The prior's text part is the output budget the round tells the
 	// model, which shrinks to four fifths of a lower MaxOutputTokens.
 	c, err = NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: m, MaxOutputTokens: 100})
-	if err != nil || c.prior(600, 0) != 80+256 || c.prior(100_000, 4_000) != 80+1000 {
-		t.Errorf("MaxOutputTokens 100: prior %d and %d, want %d and %d (%v)", c.prior(600, 0), c.prior(100_000, 4_000), 80+256, 80+1000, err)
+	if err != nil || c.planner.Prior(600, 0) != 80+256 || c.planner.Prior(100_000, 4_000) != 80+1000 {
+		t.Errorf("MaxOutputTokens 100: prior %d and %d, want %d and %d (%v)", c.planner.Prior(600, 0), c.planner.Prior(100_000, 4_000), 80+256, 80+1000, err)
 	}
 	c, err = NewSummarizationCompactor(context.Background(), &SummarizationConfig{ChatModel: m, MinKeepSteps: scInt(0),
 		ApproximateSummaryTokens: scInt(1), SummaryInstruction: "custom", RaiseOnFailure: true})

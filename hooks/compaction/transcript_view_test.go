@@ -193,7 +193,7 @@ func TestAcrossRequestRoundShowsTheBoundary(t *testing.T) {
 	t.Parallel()
 	m := scFixed(t, "## Work completed\n- login page read")
 	c, _ := slNew(t, m, SummarizationConfig{Ledger: &LedgerConfig{Disabled: true}})
-	c.sizes.observe(1000, 10)
+	c.planner.Observe(1000, 10)
 	msgs := []*schema.Message{sys("rules"), user("Migrate the billing DB " + rep("details ", 40)), asst(rep("migrated step 1 ", 40)),
 		user("Forget the migration; fix the login page instead."), call("first"), result("first", rep("login.tsx contents ", 12)),
 		call("newest"), result("newest", rep("newest result ", 12))}

@@ -1,16 +1,16 @@
-package compaction
+package plan
 
 import "github.com/cloudwego/eino/schema"
 
-// refusals are the messages of the rounds refused in one compaction because
+// Refusals are the messages of the rounds refused in one compaction because
 // their summary did not make the conversation smaller. Later rounds of the
 // same compaction plan around them, so that one part that cannot shrink does
 // not keep the rest of the conversation from being compacted. Messages are
 // known by identity: a successful round keeps the other messages' pointers.
-type refusals map[*schema.Message]struct{}
+type Refusals map[*schema.Message]struct{}
 
-// add records the messages at indices.
-func (r refusals) add(messages []*schema.Message, indices []int) {
+// Add records the messages at indices.
+func (r Refusals) Add(messages []*schema.Message, indices []int) {
 	for _, i := range indices {
 		if m := messages[i]; m != nil {
 			r[m] = struct{}{}
@@ -21,7 +21,7 @@ func (r refusals) add(messages []*schema.Message, indices []int) {
 // filter drops the groups that hold a refused message. Groups are whole
 // units of the planner (pairing-closed), so dropping one parts no tool call
 // from its results.
-func (r refusals) filter(messages []*schema.Message, groups [][]int) [][]int {
+func (r Refusals) filter(messages []*schema.Message, groups [][]int) [][]int {
 	if len(r) == 0 {
 		return groups
 	}
@@ -34,7 +34,7 @@ func (r refusals) filter(messages []*schema.Message, groups [][]int) [][]int {
 	return out
 }
 
-func (r refusals) holdsAny(messages []*schema.Message, group []int) bool {
+func (r Refusals) holdsAny(messages []*schema.Message, group []int) bool {
 	for _, i := range group {
 		if _, ok := r[messages[i]]; ok && messages[i] != nil {
 			return true

@@ -1,4 +1,4 @@
-package compaction
+package plan
 
 import (
 	"context"
@@ -7,26 +7,28 @@ import (
 	"sync"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/count"
 )
 
-// summarySizes learns how large the summarizer's summaries come out, from
+// sizes learns how large the summarizer's summaries come out, from
 // its actual replies: each round records the size of what it replaced and
 // of the summary message put in its place (ledger block and tags included),
 // both by the compaction's counter. The newest sizeMemory rounds are kept.
-// With none, the estimate is the prior (ApproximateSummaryTokens); with one,
+// With none, the estimate is the prior (Prior); with one,
 // or with rounds all of about the same input size, it is their mean summary
 // size; otherwise it is the least-squares line summary = fixed + ratio*input
 // through them (fixed and ratio kept non-negative), which follows both the
 // fixed part of a summary (its headings, its tags) and its growth with the
 // input. One value serves all the runs that share the compactor.
-type summarySizes struct {
+type sizes struct {
 	mu   sync.Mutex
 	obs  [sizeMemory]sizeObs
 	n    int // observations held, at most sizeMemory
 	next int // where the next observation goes
 }
 
-// sizeMemory bounds what summarySizes remembers, so that a summarizer whose
+// sizeMemory bounds what sizes remembers, so that a summarizer whose
 // behaviour changes (another model after a failover) is followed quickly.
 const sizeMemory = 16
 
@@ -35,7 +37,7 @@ type sizeObs struct{ input, summary float64 }
 // observe records one round: input tokens replaced by a summary of summary
 // tokens. Rounds the summarizer refused (not smaller) count too: they are
 // the evidence that small inputs do not pay.
-func (s *summarySizes) observe(input, summary int) {
+func (s *sizes) observe(input, summary int) {
 	if input <= 0 || summary <= 0 {
 		return
 	}
@@ -47,7 +49,7 @@ func (s *summarySizes) observe(input, summary int) {
 }
 
 // observed reports whether any round has been recorded.
-func (s *summarySizes) observed() bool {
+func (s *sizes) observed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.n > 0
@@ -55,7 +57,7 @@ func (s *summarySizes) observed() bool {
 
 // estimate returns the expected summary size for input tokens, and whether
 // it rests on observed rounds rather than on prior alone.
-func (s *summarySizes) estimate(prior, input int) (int, bool) {
+func (s *sizes) estimate(prior, input int) (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.n == 0 {
@@ -66,7 +68,7 @@ func (s *summarySizes) estimate(prior, input int) (int, bool) {
 }
 
 // fitLocked fits summary = fixed + ratio*input to the observations.
-func (s *summarySizes) fitLocked() (fixed, ratio float64) {
+func (s *sizes) fitLocked() (fixed, ratio float64) {
 	obs := s.obs[:s.n]
 	var si, ss, sii, sis float64
 	lo, hi := math.Inf(1), 0.0
@@ -96,45 +98,44 @@ func (s *summarySizes) fitLocked() (fixed, ratio float64) {
 	return fixed, ratio
 }
 
-// prior is the expected summary size before any reply has been seen, for a
-// compaction to target tokens: ApproximateSummaryTokens when set, else the
-// model's text at its output budget (outputBudget) plus the identifier
-// ledger's block at its cap. A first round that expects less lands above the
+// Prior is the expected summary size before any reply has been seen, for a
+// compaction to target tokens: Config.Approx when set, else the model's text
+// at its output budget (Config.OutputBudget) plus the identifier ledger's
+// block at its cap (Config.LedgerCap). A first round that expects less lands above the
 // target and needs a second round, which reads more than the first one
 // taking a little extra would have. The learned sizes that replace the prior
 // measure the whole summary message in the same way, text, ledger block and
 // tags.
-func (c *SummarizationCompactor) prior(input, target int) int {
-	if c.approx > 0 {
-		return c.approx
+func (p *Planner) Prior(input, target int) int {
+	if p.cfg.Approx > 0 {
+		return p.cfg.Approx
 	}
 	ledger := 0
-	if !c.ledger.off {
-		ledger = c.ledger.capFor(target)
+	if p.cfg.LedgerCap != nil {
+		ledger = p.cfg.LedgerCap(target)
 	}
-	budget, _ := c.outputBudget(input)
-	return budget + ledger
+	return p.cfg.OutputBudget(input) + ledger
 }
 
-// estimate is the size, in the compaction counter's tokens, that the summary
+// Estimate is the size, in the compaction counter's tokens, that the summary
 // of input tokens of conversation is expected to have once it is in place,
 // in a compaction to target tokens.
-func (c *SummarizationCompactor) estimate(input, target int) int {
-	est, _ := c.sizes.estimate(c.prior(input, target), input)
+func (p *Planner) Estimate(input, target int) int {
+	est, _ := p.sizes.estimate(p.Prior(input, target), input)
 	return est
 }
 
 // pays reports whether replacing input tokens with their summary is expected
 // to make the conversation smaller. Only observed rounds can say no: the
-// configured ApproximateSummaryTokens guides how much a round takes, but is
+// configured Config.Approx guides how much a round takes, but is
 // no evidence that a small round fails.
-func (c *SummarizationCompactor) pays(input, target int) bool {
-	est, observed := c.sizes.estimate(c.prior(input, target), input)
+func (p *Planner) pays(input, target int) bool {
+	est, observed := p.sizes.estimate(p.Prior(input, target), input)
 	return !observed || input > est
 }
 
-// replacedTokens is the counter's size of the messages plan replaces.
-func replacedTokens(ctx context.Context, messages []*schema.Message, plan Plan, counter TokenCounter) (int, error) {
+// ReplacedTokens is the counter's size of the messages plan replaces.
+func ReplacedTokens(ctx context.Context, messages []*schema.Message, plan Plan, counter count.Counter) (int, error) {
 	replaced := make([]*schema.Message, len(plan.Indices))
 	for n, i := range plan.Indices {
 		replaced[n] = messages[i]
@@ -146,24 +147,28 @@ func replacedTokens(ctx context.Context, messages []*schema.Message, plan Plan, 
 	return in, nil
 }
 
-// learn records the size of a round's summary against the in tokens it
+// Learn records the size of a round's summary against the in tokens it
 // replaced. A counting error is returned like any other: every number the
 // compactor acts on is measured, none guessed.
-func (c *SummarizationCompactor) learn(ctx context.Context, in int, summary *schema.Message, counter TokenCounter) error {
+func (p *Planner) Learn(ctx context.Context, in int, summary *schema.Message, counter count.Counter) error {
 	out, err := counter.Count(ctx, []*schema.Message{summary}, nil)
 	if err != nil {
 		return fmt.Errorf("compaction: measuring a summary: %w", err)
 	}
-	c.sizes.observe(in, out)
+	p.Observe(in, out)
 	return nil
 }
+
+// Observe records one round that replaced input tokens by a summary of
+// summary tokens, as Learn does once it has measured the summary.
+func (p *Planner) Observe(input, summary int) { p.sizes.observe(input, summary) }
 
 // followUpShare: near the target, a follow-up round must be expected to
 // close at least 1/followUpShare of the gap between the conversation and the
 // target.
 const followUpShare = 4
 
-// overshoots reports whether a follow-up round is not worth its summarizer
+// Overshoots reports whether a follow-up round is not worth its summarizer
 // call: it would land further below the target than the conversation now
 // stands above it (its smallest selection is one large group, a big tool
 // result, that closes a small gap), or, with the conversation within
@@ -172,7 +177,7 @@ const followUpShare = 4
 // whose summary costs about what they do: such rounds were refused as not
 // smaller, or kept by dropping their ledger block). The compaction then stops
 // above the target; the next compaction comes a little earlier instead.
-func (c *SummarizationCompactor) overshoots(ctx context.Context, messages []*schema.Message, plan Plan, current, target int, counter TokenCounter) (bool, error) {
+func (p *Planner) Overshoots(ctx context.Context, messages []*schema.Message, plan Plan, current, target int, counter count.Counter) (bool, error) {
 	replaced := make([]*schema.Message, len(plan.Indices))
 	for n, i := range plan.Indices {
 		replaced[n] = messages[i]
@@ -181,7 +186,7 @@ func (c *SummarizationCompactor) overshoots(ctx context.Context, messages []*sch
 	if err != nil {
 		return false, fmt.Errorf("compaction: measuring a planned round: %w", err)
 	}
-	after := current - in + c.estimate(in, target)
+	after := current - in + p.Estimate(in, target)
 	gap := current - target
 	near := gap <= target/followUpShare
 	return target-after > gap || (near && current-after < gap/followUpShare), nil
