@@ -11,11 +11,16 @@
 // message. It uses internal/shape for the conversation's structure and
 // internal/count for the counters' method sets; the ledger's cap and the
 // summary's output budget reach it as plain functions in its Config, so it
-// imports neither. This file is the door: the tiers and the round's plan.
+// imports neither. This file is the door: with remainder.go, which counts
+// what is left of the conversation, it alone receives messages (the round's
+// plan, the splice, the refusals, the measures of what a round replaces and
+// of its summary); groups.go and sizes.go work on indices and counts.
 package plan
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/cloudwego/eino/schema"
 
@@ -325,4 +330,134 @@ func currentTaskSummaries(take taker, c candidates) (Plan, bool, error) {
 // verbatim in the simulation's many-small-results, seed 3).
 func (p *Planner) plansAhead() bool {
 	return p.sizes.observed() || p.cfg.Approx == 0
+}
+
+// Splice returns a new conversation in which the messages at indices are
+// gone and summary sits where the first of them was, or, when they lie on
+// both sides of the current request, where the first of them after it was:
+// a summary of earlier turns and of steps taken for the request follows the
+// request, which keeps its place. Everything else keeps its order. messages
+// itself is not touched.
+func Splice(messages []*schema.Message, indices []int, summary *schema.Message) []*schema.Message {
+	from := 0
+	if task := shape.RegionsOf(messages).Task; task >= 0 && len(indices) > 0 && slices.Min(indices) < task && slices.Max(indices) > task {
+		from = task + 1
+	}
+	drop := make([]bool, len(messages))
+	first, atFrom := len(messages), len(messages)
+	for _, i := range indices {
+		drop[i] = true
+		first = min(first, i)
+		if i >= from {
+			atFrom = min(atFrom, i)
+		}
+	}
+	if atFrom < len(messages) {
+		first = atFrom
+	}
+	out := make([]*schema.Message, 0, len(messages)-len(indices)+1)
+	for i, m := range messages {
+		if i == first {
+			out = append(out, summary)
+		}
+		if !drop[i] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Refusals are the messages of the rounds refused in one compaction because
+// their summary did not make the conversation smaller. Later rounds of the
+// same compaction plan around them, so that one part that cannot shrink does
+// not keep the rest of the conversation from being compacted. Messages are
+// known by identity: a successful round keeps the other messages' pointers.
+type Refusals map[*schema.Message]struct{}
+
+// Add records the messages at indices.
+func (r Refusals) Add(messages []*schema.Message, indices []int) {
+	for _, i := range indices {
+		if m := messages[i]; m != nil {
+			r[m] = struct{}{}
+		}
+	}
+}
+
+// filter drops the groups that hold a refused message. Groups are whole
+// units of the planner (pairing-closed), so dropping one parts no tool call
+// from its results.
+func (r Refusals) filter(messages []*schema.Message, groups [][]int) [][]int {
+	if len(r) == 0 {
+		return groups
+	}
+	out := make([][]int, 0, len(groups))
+	for _, g := range groups {
+		if !r.holdsAny(messages, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func (r Refusals) holdsAny(messages []*schema.Message, group []int) bool {
+	for _, i := range group {
+		if _, ok := r[messages[i]]; ok && messages[i] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// ReplacedTokens is the counter's size of the messages plan replaces.
+func ReplacedTokens(ctx context.Context, messages []*schema.Message, plan Plan, counter count.Counter) (int, error) {
+	replaced := make([]*schema.Message, len(plan.Indices))
+	for n, i := range plan.Indices {
+		replaced[n] = messages[i]
+	}
+	in, err := counter.Count(ctx, replaced, nil)
+	if err != nil {
+		return 0, fmt.Errorf("compaction: measuring what a summary replaces: %w", err)
+	}
+	return in, nil
+}
+
+// Learn records the size of a round's summary against the in tokens it
+// replaced. A counting error is returned like any other: every number the
+// compactor acts on is measured, none guessed.
+func (p *Planner) Learn(ctx context.Context, in int, summary *schema.Message, counter count.Counter) error {
+	out, err := counter.Count(ctx, []*schema.Message{summary}, nil)
+	if err != nil {
+		return fmt.Errorf("compaction: measuring a summary: %w", err)
+	}
+	p.Observe(in, out)
+	return nil
+}
+
+// followUpShare: near the target, a follow-up round must be expected to
+// close at least 1/followUpShare of the gap between the conversation and the
+// target.
+const followUpShare = 4
+
+// Overshoots reports whether a follow-up round is not worth its summarizer
+// call: it would land further below the target than the conversation now
+// stands above it (its smallest selection is one large group, a big tool
+// result, that closes a small gap), or, with the conversation within
+// 1/followUpShare of the target, it is expected to close less than
+// 1/followUpShare of the gap (all that is left to take is a step or two,
+// whose summary costs about what they do: such rounds were refused as not
+// smaller, or kept by dropping their ledger block). The compaction then stops
+// above the target; the next compaction comes a little earlier instead.
+func (p *Planner) Overshoots(ctx context.Context, messages []*schema.Message, plan Plan, current, target int, counter count.Counter) (bool, error) {
+	replaced := make([]*schema.Message, len(plan.Indices))
+	for n, i := range plan.Indices {
+		replaced[n] = messages[i]
+	}
+	in, err := counter.Count(ctx, replaced, nil)
+	if err != nil {
+		return false, fmt.Errorf("compaction: measuring a planned round: %w", err)
+	}
+	after := current - in + p.Estimate(in, target)
+	gap := current - target
+	near := gap <= target/followUpShare
+	return target-after > gap || (near && current-after < gap/followUpShare), nil
 }

@@ -1,14 +1,8 @@
 package plan
 
 import (
-	"context"
-	"fmt"
 	"math"
 	"sync"
-
-	"github.com/cloudwego/eino/schema"
-
-	"github.com/einocompact/einocompact/hooks/compaction/internal/count"
 )
 
 // sizes learns how large the summarizer's summaries come out, from
@@ -134,60 +128,6 @@ func (p *Planner) pays(input, target int) bool {
 	return !observed || input > est
 }
 
-// ReplacedTokens is the counter's size of the messages plan replaces.
-func ReplacedTokens(ctx context.Context, messages []*schema.Message, plan Plan, counter count.Counter) (int, error) {
-	replaced := make([]*schema.Message, len(plan.Indices))
-	for n, i := range plan.Indices {
-		replaced[n] = messages[i]
-	}
-	in, err := counter.Count(ctx, replaced, nil)
-	if err != nil {
-		return 0, fmt.Errorf("compaction: measuring what a summary replaces: %w", err)
-	}
-	return in, nil
-}
-
-// Learn records the size of a round's summary against the in tokens it
-// replaced. A counting error is returned like any other: every number the
-// compactor acts on is measured, none guessed.
-func (p *Planner) Learn(ctx context.Context, in int, summary *schema.Message, counter count.Counter) error {
-	out, err := counter.Count(ctx, []*schema.Message{summary}, nil)
-	if err != nil {
-		return fmt.Errorf("compaction: measuring a summary: %w", err)
-	}
-	p.Observe(in, out)
-	return nil
-}
-
 // Observe records one round that replaced input tokens by a summary of
 // summary tokens, as Learn does once it has measured the summary.
 func (p *Planner) Observe(input, summary int) { p.sizes.observe(input, summary) }
-
-// followUpShare: near the target, a follow-up round must be expected to
-// close at least 1/followUpShare of the gap between the conversation and the
-// target.
-const followUpShare = 4
-
-// Overshoots reports whether a follow-up round is not worth its summarizer
-// call: it would land further below the target than the conversation now
-// stands above it (its smallest selection is one large group, a big tool
-// result, that closes a small gap), or, with the conversation within
-// 1/followUpShare of the target, it is expected to close less than
-// 1/followUpShare of the gap (all that is left to take is a step or two,
-// whose summary costs about what they do: such rounds were refused as not
-// smaller, or kept by dropping their ledger block). The compaction then stops
-// above the target; the next compaction comes a little earlier instead.
-func (p *Planner) Overshoots(ctx context.Context, messages []*schema.Message, plan Plan, current, target int, counter count.Counter) (bool, error) {
-	replaced := make([]*schema.Message, len(plan.Indices))
-	for n, i := range plan.Indices {
-		replaced[n] = messages[i]
-	}
-	in, err := counter.Count(ctx, replaced, nil)
-	if err != nil {
-		return false, fmt.Errorf("compaction: measuring a planned round: %w", err)
-	}
-	after := current - in + p.Estimate(in, target)
-	gap := current - target
-	near := gap <= target/followUpShare
-	return target-after > gap || (near && current-after < gap/followUpShare), nil
-}
