@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"reflect"
 	"slices"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/einocompact/einocompact/hooks"
 	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/redact"
@@ -43,318 +41,6 @@ func recordedAttempts(reply *schema.Message) int {
 	return rv.Len()
 }
 
-// SummarizationConfig configures a SummarizationCompactor.
-//
-// Optional numbers are *int: nil takes the documented default, and a set
-// value is used as given, 0 included where 0 means something (no cap, keep
-// no step). Go 1.26 writes one in place: MinKeepSteps: new(2).
-type SummarizationConfig struct {
-	// ChatModel writes the summaries. Required.
-	ChatModel model.BaseChatModel
-	// MinKeepSteps is how many of the newest agent steps of the current task
-	// are never summarized. Default 1; must be >= 0. Beyond them, a round
-	// also spares the newest steps that hold a third of the target when it
-	// can get near the target without them (see Plan).
-	MinKeepSteps *int
-	// ApproximateSummaryTokens is the size a summary message is expected
-	// to have, identifier ledger block included, until the compactor has
-	// seen its summarizer's replies; from then on the size is learned from
-	// them (see docs/compaction.md). It guides planning only (how much to
-	// replace per round): what the summarizer may write is the round's
-	// output budget (see MaxRoundOutputTokens). Must be >= 1. Nil: the output
-	// budget of the round plus the identifier ledger's cap, which suits
-	// small windows as well as large ones.
-	ApproximateSummaryTokens *int
-	// SummaryInstruction is the summarizer's system prompt. Empty means
-	// DefaultSummaryInstruction, after which the request tells the model
-	// the round's output budget in words ("Keep the summary under about N
-	// words."). Anything else replaces it entirely (in a CacheAligned
-	// request, the built-in sections, rules and length) and is sent as
-	// written, nothing appended: to tell the model the budget, write
-	// BudgetWordsPlaceholder where the number goes ("Use at most
-	// {budget_words} words."). The round sends max output tokens either way.
-	SummaryInstruction string
-	// RaiseOnFailure returns a failed round (model error, no usable text, a
-	// summary that does not shrink the conversation) as an error. Default
-	// false: the failure is logged and the last successful round is kept.
-	RaiseOnFailure bool
-	// Logger receives warnings about failed rounds. Default slog.Default().
-	Logger *slog.Logger
-	// OnRound, when set, is called synchronously after every round that
-	// called the chat model, successful or not, on the goroutine running
-	// Compact. It must be safe for concurrent use when the compactor serves
-	// several runs at once, and should return quickly. Rounds also reach the
-	// Report of a CompactionHook that runs the compactor, without OnRound.
-	OnRound func(ctx context.Context, r Round)
-	// Ledger configures the identifier ledger, which appends to each summary,
-	// verbatim, the identifiers it lost. Nil means the defaults (ledger on);
-	// see LedgerConfig.
-	Ledger *LedgerConfig
-	// MaxRoundInputTokens caps the transcript one round sends to the
-	// summarizer, as measured by the compaction's counter. A round then takes
-	// fewer groups (never splitting a step), and when a single group is too
-	// big its longest texts are cut in the transcript, head and tail kept, so
-	// compaction can run however full the context is. Nil or 0: no cap;
-	// otherwise >= 1.
-	MaxRoundInputTokens *int
-	// MaxSummarizerInputTokens is MaxRoundInputTokens as an int, read when
-	// MaxRoundInputTokens is nil.
-	//
-	// Deprecated: use MaxRoundInputTokens (optional numbers of this config
-	// are *int); this field is removed in the next release.
-	MaxSummarizerInputTokens int
-	// MaxTextTokens caps each text the summarizer's transcript shows (a
-	// message's content or part, a tool call's arguments): a longer one is
-	// shown as its head and tail with the number of characters cut between
-	// them. A summary is a few thousand tokens however long its input, so
-	// the middle of a long log or file adds to the summarizer's bill, not to
-	// its summary; the identifier ledger still reads every text whole. The
-	// cap is in code points at four a token (the default counter's ratio),
-	// since texts are cut while the transcript is written. Nil: 2,048
-	// tokens. 0: no cap. Otherwise at least 64.
-	MaxTextTokens *int
-	// CacheAligned sends the summarizer the agent's last request as it was
-	// sent (its system prompt, its tool schemas as model.WithTools, its
-	// messages in order) followed by one user instruction that names the
-	// span to summarize, by position and by its first and last message, and
-	// says not to call tools. With the agent's own model as the summarizer
-	// the call then reads the prompt cache the agent's last call wrote, so
-	// the replaced messages cost cached input instead of a fresh transcript.
-	// The tools come from the ctx (WithRequestTools), where a CompactionHook
-	// puts State.Tools. A reply that calls a tool or has no text is retried
-	// once with the transcript request, and a request larger than
-	// MaxRoundInputTokens, or a span holding a summary written earlier
-	// in the same compaction, uses the transcript request at once
-	// (Round.Shape, Round.AlignedFallback). Behind a Pipeline the request is
-	// the conversation the Pipeline was given, as the agent sent it, not what
-	// earlier stages made of it, and a tool result a pruning stage replaced
-	// is named as the result it stands for. A CompactionHook's synchronous
-	// compaction of a call whose cache has gone cold (Report.ColdCache)
-	// sends the transcript request: nothing is left to read from the cache.
-	// Default false: the transcript
-	// request (see docs/compaction.md). Set it when ChatModel is the
-	// agent's own model: integration/fx does so by default then
-	// (compaction.summarize.cache_aligned), and so does the quickstart.
-	CacheAligned bool
-	// MaxRoundOutputTokens bounds the max output tokens a round sends with
-	// its summarizer calls (Round.MaxOutputTokens). Each round has an output
-	// budget for the text the model writes: 64 tokens plus a sixth of what
-	// the round replaces, at most 512 (chosen from the measurements in
-	// docs/compaction.md). The request tells the model the budget in words
-	// and sends it, plus a quarter of headroom, as max output tokens
-	// (model.WithMaxTokens), so a model that honours max tokens cannot
-	// write much more than asked, at the output price. The identifier
-	// ledger's block and the summary's tags are appended by code and need
-	// no room. With this set, at most this many are sent, and the budget
-	// told shrinks with it. Set it to the cap the summarizer's client is
-	// configured with (eino-ext's ChatModelConfig.MaxTokens), since the
-	// per-call option replaces that cap rather than lowering it. Nil or 0:
-	// the budget alone; otherwise >= 1.
-	MaxRoundOutputTokens *int
-	// MaxOutputTokens is MaxRoundOutputTokens as an int, read when
-	// MaxRoundOutputTokens is nil.
-	//
-	// Deprecated: use MaxRoundOutputTokens (optional numbers of this config
-	// are *int); this field is removed in the next release.
-	MaxOutputTokens int
-	// MaxCompletionTokensOption sends the output cap to a summarizer that
-	// refuses max_tokens: OpenAI's reasoning models (o-series, gpt-5) answer
-	// a request carrying it with HTTP 400 unsupported_parameter and take
-	// max_completion_tokens instead, which counts their hidden reasoning
-	// too. Set it to eino-ext's openai.WithMaxCompletionTokens for such a
-	// model (core Eino has no option for the parameter). The compactor
-	// learns the refusal from the first refused call, makes that call again
-	// with this option, or with no cap at all when it is nil (the default),
-	// and sends max_tokens no more (Round.CapRetries, Round.OutputCap). A
-	// reply cut at the cap before any text, as a reasoning model's is when
-	// its reasoning used the cap up, is made again once per compactor with
-	// room for reasoning, which later calls keep (Round.ReasoningRoom).
-	MaxCompletionTokensOption func(maxTokens int) model.Option
-}
-
-// defaultMaxTextTokens is MaxTextTokens when unset, and minMaxTextTokens the
-// smallest cap accepted: below it a cut text is mostly its cut marker.
-const (
-	defaultMaxTextTokens = 2048
-	minMaxTextTokens     = 64
-	runesPerTextToken    = 4
-)
-
-// Round reports one summarization round.
-type Round struct {
-	// Tier is the tier the plan came from (one of the Tier constants).
-	Tier string
-	// Indices are the replaced positions in the conversation as it stood
-	// at the start of the round.
-	Indices []int
-	// TokensBefore is the conversation's size at the start of the round.
-	TokensBefore int
-	// TokensAfter is its size with the summary in place; 0 when the round
-	// failed before the summary could be measured.
-	TokensAfter int
-	// Latency is how long the chat model took.
-	Latency time.Duration
-	// Usage is the chat model's reported usage, nil when it reported none.
-	Usage *schema.TokenUsage
-	// Err is why the round failed; nil for a successful round.
-	Err error
-	// Model names the summarizer (its Eino component type, else its Go type).
-	Model string
-	// Attempts is how many calls the summarizer made, when it records them
-	// (as summarizer/failover does); 1 otherwise.
-	Attempts int
-	// InputTokens is the counter's size of the request the round's
-	// summarizer call sent, in either Shape: every message of it (the
-	// instruction, the transcript or the agent's messages, the budget
-	// sentence) and the tool schemas sent with it, which only a
-	// cache-aligned request carries (the agent's tools); a transcript
-	// request sends none. It is what the provider bills as input, as the
-	// counter estimates it.
-	InputTokens int
-	// TranscriptTokens is the counter's size of the transcript a transcript
-	// request showed, without the instruction and tags around it: what
-	// MaxRoundInputTokens caps. 0 for a cache-aligned request, whose
-	// whole size (InputTokens) is what that cap applies to.
-	TranscriptTokens int
-	// Truncated is how many messages had a text cut in the transcript sent:
-	// by MaxTextTokens, which is on by default, or to fit
-	// MaxRoundInputTokens.
-	Truncated int
-	// Identifiers reports the identifier ledger's work in this round.
-	Identifiers IdentifierStats
-	// Shape is the request whose reply the round used: ShapeTranscript or
-	// ShapeCacheAligned (SummarizationConfig.CacheAligned).
-	Shape string
-	// AlignedFallback says why a CacheAligned compactor's round used the
-	// transcript request (FallbackToolCall, FallbackEmptyReply,
-	// FallbackOverBudget, FallbackNotSent); "" when it did not, or when
-	// CacheAligned is off.
-	AlignedFallback string
-	// CachedTokens is the prompt tokens the provider reported reading from
-	// its cache (Usage.PromptTokenDetails.CachedTokens), over the round's
-	// calls; 0 when it reported none.
-	CachedTokens int
-	// MaxOutputTokens is the max output tokens the round's calls were sent
-	// (model.WithMaxTokens): the output budget of the model's text for the
-	// replaced messages, in the compaction counter's tokens, plus a quarter
-	// of headroom; the identifier ledger's block and the tags, which code
-	// appends, are not in it. At most SummarizationConfig.MaxRoundOutputTokens
-	// when that is set. 0 when the round failed before sizing it.
-	MaxOutputTokens int
-	// OutputCap is how the round's last call sent its cap:
-	// OutputCapMaxTokens, OutputCapMaxCompletionTokens or OutputCapNone
-	// (see SummarizationConfig.MaxCompletionTokensOption); "" when no call
-	// was made.
-	OutputCap string
-	// ReasoningRoom is what the round's last call added to MaxOutputTokens
-	// for hidden reasoning, once the compactor learned its summarizer needs
-	// it (CapRetryReasoning); 0 otherwise.
-	ReasoningRoom int
-	// CapRetries says, in order, why the round made a call again with
-	// another cap (CapRetryRejected, CapRetryReasoning); nil when it did not.
-	CapRetries []string
-}
-
-// SummarizationCompactor replaces the least useful parts of a conversation
-// with summaries written by a chat model, round after round, until the
-// conversation fits the target or only what must stay is left: the leading
-// system messages, the user's current request, at most one summary before
-// and one after it, and the newest MinKeepSteps agent steps. See Plan for how
-// a round chooses what to replace.
-//
-// A tool call is never parted from its results. The caller's messages are
-// never modified. The compactor keeps no per-run state, so one value may
-// serve many runs at once. It implements Compactor, hooks.WarmUpper and
-// hooks.Closer.
-type SummarizationCompactor struct {
-	chat        model.BaseChatModel
-	minKeep     int
-	approx      int // ApproximateSummaryTokens; 0: the default prior
-	instruction string
-	raise       bool
-	log         *slog.Logger
-	onRound     func(context.Context, Round)
-	ledger      ledger
-	maxInput    int
-	maxText     int // MaxTextTokens in code points; 0: no cap
-	model       string
-	planner     *planning.Planner // plans the rounds; learns summary sizes, shared by all runs
-	aligned     bool              // CacheAligned
-	maxOutput   int               // MaxRoundOutputTokens; 0: no bound beyond the plan
-	outCap      *outputCap        // how the cap is sent, learned from the summarizer
-}
-
-var (
-	_ Compactor       = (*SummarizationCompactor)(nil)
-	_ hooks.WarmUpper = (*SummarizationCompactor)(nil)
-	_ hooks.Closer    = (*SummarizationCompactor)(nil)
-)
-
-// NewSummarizationCompactor validates cfg, applies its defaults and returns
-// the compactor. Errors name the offending field and its value.
-func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*SummarizationCompactor, error) {
-	if cfg == nil {
-		return nil, errors.New("compaction: nil SummarizationConfig")
-	}
-	if cfg.ChatModel == nil {
-		return nil, errors.New("compaction: SummarizationConfig.ChatModel is required")
-	}
-	var (
-		l   ledger
-		err error
-	)
-	c := &SummarizationCompactor{
-		chat:        cfg.ChatModel,
-		minKeep:     1,
-		instruction: cfg.SummaryInstruction,
-		raise:       cfg.RaiseOnFailure,
-		log:         cfg.Logger,
-		onRound:     cfg.OnRound,
-		aligned:     cfg.CacheAligned,
-		outCap:      &outputCap{completion: cfg.MaxCompletionTokensOption},
-	}
-	if cfg.MinKeepSteps != nil {
-		if *cfg.MinKeepSteps < 0 {
-			return nil, fmt.Errorf("compaction: SummarizationConfig.MinKeepSteps must be at least 0, got %d", *cfg.MinKeepSteps)
-		}
-		c.minKeep = *cfg.MinKeepSteps
-	}
-	if cfg.ApproximateSummaryTokens != nil {
-		if *cfg.ApproximateSummaryTokens < 1 {
-			return nil, fmt.Errorf("compaction: SummarizationConfig.ApproximateSummaryTokens must be a positive number of tokens, got %d", *cfg.ApproximateSummaryTokens)
-		}
-		c.approx = *cfg.ApproximateSummaryTokens
-	}
-	if c.maxInput, err = optionalCap("MaxRoundInputTokens", cfg.MaxRoundInputTokens, "MaxSummarizerInputTokens", cfg.MaxSummarizerInputTokens); err != nil {
-		return nil, err
-	}
-	if c.maxOutput, err = optionalCap("MaxRoundOutputTokens", cfg.MaxRoundOutputTokens, "MaxOutputTokens", cfg.MaxOutputTokens); err != nil {
-		return nil, err
-	}
-	c.maxText = defaultMaxTextTokens * runesPerTextToken
-	if cfg.MaxTextTokens != nil {
-		if n := *cfg.MaxTextTokens; n != 0 && n < minMaxTextTokens {
-			return nil, fmt.Errorf("compaction: SummarizationConfig.MaxTextTokens must be 0 (no cap) or at least %d tokens, got %d", minMaxTextTokens, n)
-		}
-		// A cap beyond any text is no cap; multiplied, it would overflow.
-		c.maxText = min(*cfg.MaxTextTokens, math.MaxInt/runesPerTextToken) * runesPerTextToken
-	}
-	l, err = newLedger(cfg.Ledger)
-	if err != nil {
-		return nil, err
-	}
-	c.ledger = l
-	c.planner = planning.New(c.planConfig())
-	c.model = modelName(cfg.ChatModel)
-	if c.instruction == "" {
-		c.instruction = DefaultSummaryInstruction
-	}
-	if c.log == nil {
-		c.log = slog.Default()
-	}
-	return c, nil
-}
-
 // Compact implements Compactor. It returns (nil, nil) when messages already
 // fit targetTokens (the model is not called), when nothing can be summarized,
 // or when the first round fails and RaiseOnFailure is false. A later failed
@@ -368,7 +54,6 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 	if counter == nil {
 		counter = DefaultCounter()
 	}
-	target := max(targetTokens, 0)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("compaction: summarization cancelled: %w", err)
 	}
@@ -376,66 +61,36 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 	if err != nil {
 		return nil, withCtxErr(ctx, fmt.Errorf("compaction: counting the conversation: %w", err))
 	}
-	compacted, summarized := messages, false
-	var refused planning.Refusals
-	var lastRefusal error // the last ErrSummaryNotSmaller, said at Warn if no round was applied
-	var al *alignment
+	r := &progress{compacted: messages, current: current, target: max(targetTokens, 0), counter: counter}
 	if c.aligned && !coldCacheOf(ctx) {
-		al = newAlignment(ctx, messages)
+		r.al = newAlignment(ctx, messages)
 	}
-	for current > target {
-		d, deep := planning.DeepOf(ctx)
-		p, err := c.planner.Plan(ctx, compacted, target, planCounter(counter), refused, deep && summarized && current <= d.Limit)
+	for r.current > r.target {
+		plan, ok, err := c.nextPlan(ctx, r)
 		if err != nil {
-			return nil, withCtxErr(ctx, err)
+			return nil, err
 		}
-		plan := Plan(p)
-		if plan.Empty() {
+		if !ok {
 			break
 		}
-		// A deep round that left the conversation above its limit did not
-		// do its job: the next round goes on however far it overshoots.
-		if summarized && !(deep && current > d.Limit) {
-			over, err := c.planner.Overshoots(ctx, compacted, p, current, target, counter)
-			if err != nil {
-				return nil, withCtxErr(ctx, err)
-			}
-			if over {
-				break
-			}
-		}
-		next, after, err := c.round(ctx, al, compacted, plan, current, target, counter)
+		next, after, err := c.round(ctx, r.al, r.compacted, plan, r.current, r.target, counter)
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, fmt.Errorf("compaction: summarization cancelled: %w", errors.Join(cerr, err))
 		}
 		if err != nil {
-			var ce countError
-			if c.raise || errors.As(err, &ce) {
+			again, err := c.roundFailed(ctx, r, plan, err)
+			if err != nil {
 				return nil, err
 			}
-			if errors.Is(err, ErrSummaryNotSmaller) {
-				// This part cannot shrink; the rest of the conversation
-				// may. Plan around it for the rest of this compaction:
-				// routine while another round is applied (the round's Err
-				// and the report say so), hence Debug here; a compaction
-				// that ends with nothing applied says so at Warn below.
-				lastRefusal = err
-				c.log.DebugContext(ctx, "summarization round refused: the summary was not smaller; trying the other parts",
-					"tier", plan.Tier, "messages", len(plan.Indices), "error", err)
-				if refused == nil {
-					refused = planning.Refusals{}
-				}
-				refused.Add(compacted, plan.Indices)
+			if again {
 				continue
 			}
-			c.log.WarnContext(ctx, "summarization round failed; keeping the last successful result",
-				"tier", plan.Tier, "messages", len(plan.Indices), "error", err)
 			break
 		}
 		c.log.DebugContext(ctx, "summarization round applied", "tier", plan.Tier, "messages", len(plan.Indices),
-			"tokens_before", current, "tokens_after", after, "target_tokens", target)
-		compacted, current, summarized = next, after, true
-		if current <= target+target/planning.CloseEnough {
+			"tokens_before", r.current, "tokens_after", after, "target_tokens", r.target)
+		r.compacted, r.current, r.summarized = next, after, true
+		if r.current <= r.target+r.target/planning.CloseEnough {
 			// Within 1/planning.CloseEnough of the target: another summarizer call
 			// would cost far more input than the few tokens it frees, and
 			// the next compaction only comes a little earlier instead.
@@ -445,21 +100,95 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("compaction: summarization cancelled: %w", err)
 	}
-	if lastRefusal != nil {
-		// A summarizer whose summary outgrows what it replaces is worth a
-		// Warn (the reference logs it), except in a Pipeline whose earlier
-		// stage already made room: there the refusal is routine.
-		level := slog.LevelWarn
-		if earlierStageChanged(ctx) {
-			level = slog.LevelDebug
-		}
-		c.log.Log(ctx, level, "summarization kept a part verbatim: its summary was not smaller than what it would replace",
-			"summarized", summarized, "error", lastRefusal)
-	}
-	if !summarized {
+	c.sayRefusal(ctx, r)
+	if !r.summarized {
 		return nil, nil
 	}
-	return compacted, nil
+	return r.compacted, nil
+}
+
+// progress is one Compact call's state between its rounds.
+type progress struct {
+	compacted  []*schema.Message // the conversation after the rounds applied so far
+	current    int               // its size by the counter
+	target     int
+	counter    TokenCounter
+	summarized bool // a round was applied
+	al         *alignment
+	refused    planning.Refusals // parts whose summary was not smaller
+	// lastRefusal is the last ErrSummaryNotSmaller, said at Warn if no
+	// round was applied.
+	lastRefusal error
+}
+
+// nextPlan plans the next round; ok is false when there is nothing left
+// worth a round.
+func (c *SummarizationCompactor) nextPlan(ctx context.Context, r *progress) (plan Plan, ok bool, err error) {
+	d, deep := planning.DeepOf(ctx)
+	p, err := c.planner.Plan(ctx, r.compacted, r.target, planCounter(r.counter), r.refused, deep && r.summarized && r.current <= d.Limit)
+	if err != nil {
+		return Plan{}, false, withCtxErr(ctx, err)
+	}
+	plan = Plan(p)
+	if plan.Empty() {
+		return Plan{}, false, nil
+	}
+	// A deep round that left the conversation above its limit did not
+	// do its job: the next round goes on however far it overshoots.
+	if r.summarized && !(deep && r.current > d.Limit) {
+		over, err := c.planner.Overshoots(ctx, r.compacted, p, r.current, r.target, r.counter)
+		if err != nil {
+			return Plan{}, false, withCtxErr(ctx, err)
+		}
+		if over {
+			return Plan{}, false, nil
+		}
+	}
+	return plan, true, nil
+}
+
+// roundFailed decides what a failed round means: an error for Compact to
+// return (RaiseOnFailure, or a counting error), again when the part could
+// not shrink and the rest of the conversation may, or neither when Compact
+// keeps what the earlier rounds did.
+func (c *SummarizationCompactor) roundFailed(ctx context.Context, r *progress, plan Plan, err error) (again bool, _ error) {
+	var ce countError
+	if c.raise || errors.As(err, &ce) {
+		return false, err
+	}
+	if errors.Is(err, ErrSummaryNotSmaller) {
+		// This part cannot shrink; the rest of the conversation may. Plan
+		// around it for the rest of this compaction: routine while another
+		// round is applied (the round's Err and the report say so), hence
+		// Debug here; a compaction that ends with nothing applied says so
+		// at Warn in sayRefusal.
+		r.lastRefusal = err
+		c.log.DebugContext(ctx, "summarization round refused: the summary was not smaller; trying the other parts",
+			"tier", plan.Tier, "messages", len(plan.Indices), "error", err)
+		if r.refused == nil {
+			r.refused = planning.Refusals{}
+		}
+		r.refused.Add(r.compacted, plan.Indices)
+		return true, nil
+	}
+	c.log.WarnContext(ctx, "summarization round failed; keeping the last successful result",
+		"tier", plan.Tier, "messages", len(plan.Indices), "error", err)
+	return false, nil
+}
+
+// sayRefusal logs a summary that outgrew what it would replace. It is worth
+// a Warn (the reference logs it), except in a Pipeline whose earlier stage
+// already made room: there the refusal is routine.
+func (c *SummarizationCompactor) sayRefusal(ctx context.Context, r *progress) {
+	if r.lastRefusal == nil {
+		return
+	}
+	level := slog.LevelWarn
+	if earlierStageChanged(ctx) {
+		level = slog.LevelDebug
+	}
+	c.log.Log(ctx, level, "summarization kept a part verbatim: its summary was not smaller than what it would replace",
+		"summarized", r.summarized, "error", r.lastRefusal)
 }
 
 // foldsSummary reports whether plan replaces one of this compactor's
@@ -696,47 +425,4 @@ func (c *SummarizationCompactor) generate(ctx context.Context, prompt []*schema.
 		return reply, fmt.Errorf("compaction: the summarizer chat model failed: %w", redact.Error(err, redact.URLs))
 	}
 	return reply, nil
-}
-
-// CacheAligned reports whether the compactor sends cache-aligned requests
-// (SummarizationConfig.CacheAligned).
-func (c *SummarizationCompactor) CacheAligned() bool { return c.aligned }
-
-// WarmUp warms the chat model when it implements hooks.WarmUpper.
-func (c *SummarizationCompactor) WarmUp(ctx context.Context) error {
-	if w, ok := c.chat.(hooks.WarmUpper); ok {
-		if err := w.WarmUp(ctx); err != nil {
-			return fmt.Errorf("compaction: warm up summarizer chat model: %w", err)
-		}
-	}
-	return nil
-}
-
-// Close closes the chat model when it implements hooks.Closer.
-func (c *SummarizationCompactor) Close(ctx context.Context) error {
-	if cl, ok := c.chat.(hooks.Closer); ok {
-		if err := cl.Close(ctx); err != nil {
-			return fmt.Errorf("compaction: close summarizer chat model: %w", err)
-		}
-	}
-	return nil
-}
-
-// optionalCap reads a cap of SummarizationConfig (0: none) from its *int
-// field, or, when that is nil, from the deprecated int field it replaces.
-// Setting both to different values is an error: one of them would be
-// ignored.
-func optionalCap(name string, v *int, oldName string, old int) (int, error) {
-	n := old
-	field := oldName
-	if v != nil {
-		if old != 0 && old != *v {
-			return 0, fmt.Errorf("compaction: SummarizationConfig.%s = %d and the deprecated %s = %d disagree; set %s alone", name, *v, oldName, old, name)
-		}
-		n, field = *v, name
-	}
-	if n < 0 {
-		return 0, fmt.Errorf("compaction: SummarizationConfig.%s must be at least 0, got %d", field, n)
-	}
-	return n, nil
 }
