@@ -8,9 +8,8 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
-	"github.com/einocompact/einocompact/internal/marker"
-
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
+	"github.com/einocompact/einocompact/internal/marker"
 )
 
 // MetaKey is the schema.Message.Extra key under which a compactor marks the
@@ -155,4 +154,15 @@ func init() {
 func registerGob(v any) {
 	defer func() { _ = recover() }()
 	gob.Register(v)
+}
+
+// NewSummaryMessage builds the message that stands for n replaced messages:
+// a user message "<conversation_summary>\nTEXT\n</conversation_summary>"
+// carrying the summarization marker. Summary tags inside TEXT are escaped
+// ("&lt;/conversation_summary&gt;"), as in the compactor's own summaries.
+// When TEXT quotes tool output marked as data («…», see the identifier
+// ledger) and does not say so already, a line saying what the marks mean
+// comes first, so the model reading the summary knows them.
+func NewSummaryMessage(text string, n int) *schema.Message {
+	return summarytext.New(text, n, nil)
 }

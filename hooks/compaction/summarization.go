@@ -426,3 +426,24 @@ func (c *SummarizationCompactor) generate(ctx context.Context, prompt []*schema.
 	}
 	return reply, nil
 }
+
+// applySummary swaps the summary in for plan and checks that the result is
+// smaller than before tokens. It returns the new conversation and its size.
+func applySummary(ctx context.Context, messages []*schema.Message, plan Plan, text string, fields map[string]any, before int, counter TokenCounter) ([]*schema.Message, int, error) {
+	return applyBuilt(ctx, messages, plan, summarytext.New(text, len(plan.Indices), fields), before, counter)
+}
+
+// applyBuilt is applySummary for a summary message already built by
+// summarytext.New, so a caller that needs the message too (the round measures
+// it to learn summary sizes) builds it once: it copies the whole summary.
+func applyBuilt(ctx context.Context, messages []*schema.Message, plan Plan, summary *schema.Message, before int, counter TokenCounter) ([]*schema.Message, int, error) {
+	next := planning.Splice(messages, plan.Indices, summary)
+	after, err := counter.Count(ctx, next, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("compaction: counting the summarized conversation: %w", err)
+	}
+	if after >= before {
+		return nil, after, fmt.Errorf("%w (%d tokens before and %d tokens after)", ErrSummaryNotSmaller, before, after)
+	}
+	return next, after, nil
+}
