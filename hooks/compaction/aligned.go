@@ -9,6 +9,8 @@ import (
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
 // Request shapes of a summarizer call (Round.Shape).
@@ -210,7 +212,7 @@ func (c *SummarizationCompactor) alignedInstruction(sent []*schema.Message, posi
 		b.WriteString("\n\nDo not call any tool: reply only with the summary, as plain text.")
 		return b.String()
 	}
-	b.WriteString(summarySections)
+	b.WriteString(transcript.Sections)
 	b.WriteString("\n\n")
 	b.WriteString(alignedRules)
 	b.WriteString("\n\n")

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
 // TestAlignedSpanReadsTheInstruction checks that AlignedSpan gives back the
@@ -34,7 +36,7 @@ func TestAlignedSpanReadsTheInstruction(t *testing.T) {
 		}
 	}
 	for name, prompt := range map[string][]*schema.Message{
-		"a transcript request": promptFor(DefaultSummaryInstruction, "[user] hi"),
+		"a transcript request": transcript.Prompt(DefaultSummaryInstruction, "[user] hi"),
 		"past the request":     {user("a"), schema.UserMessage(alignedLead + "2" + alignedSpanEnd + ", from x to y.")},
 		"not ascending":        {user("a"), user("b"), user("c"), schema.UserMessage(alignedLead + "3 and 1" + alignedSpanEnd + ".")},
 		"not numbers":          {user("a"), schema.UserMessage(alignedLead + "one" + alignedSpanEnd + ".")},

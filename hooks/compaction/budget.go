@@ -7,6 +7,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
 // minCutRunes is the shortest a cut text may become: enough for a head, a
@@ -14,7 +15,7 @@ import (
 const minCutRunes = 96
 
 // fitTranscript returns the transcript to show the summarizer for indices,
-// wrapped in its tags (wrappedTranscript), its size without them, and how
+// wrapped in its tags (transcript.Wrapped), its size without them, and how
 // many messages had a text cut. Every text longer than MaxTextTokens is cut
 // to it, head and tail with a marker between them, unless the marker would
 // make it no shorter. Under MaxRoundInputTokens it then cuts the longest texts the
@@ -32,10 +33,10 @@ func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*
 	if c.maxInput > 0 || c.maxText > 0 {
 		cutter = &render.Cutter{Limit: c.maxText, Track: c.maxInput > 0}
 	}
-	view := transcriptView{cut: cutter, dropLedger: !c.ledger.off, request: spannedRequest(messages, indices)}
+	view := transcript.View{Cut: cutter, DropLedger: !c.ledger.off, Request: transcript.Spanned(messages, indices)}
 	size := func() (int, error) {
-		text, cut = wrappedTranscript(messages, indices, view)
-		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(transcriptBody(text))}, nil)
+		text, cut = transcript.Wrapped(messages, indices, view)
+		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(transcript.Body(text))}, nil)
 		if err != nil {
 			return 0, fmt.Errorf("compaction: measuring the summarizer's transcript: %w", err)
 		}

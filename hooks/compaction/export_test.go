@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
@@ -18,9 +20,15 @@ import (
 // code they replaced, on the benchmark's and the fidelity corpus's
 // conversations.
 
+// referenceLookalike is the transcript's expression for text posing as one
+// of its headers, written out again so the reference does not share it.
+var referenceLookalike = regexp.MustCompile(`(?i)\[(\s*(?:conversation_summary|current_request)\s*)\]`)
+
 // ReferenceTranscript is Transcript as it was written before it rendered
 // into one buffer: every message rendered to a string of its own, texts
 // indented by indentContinuation, the lookalike expression run over each.
+// It stays here, not in internal/transcript, since this package's render
+// and fuzz tests compare against it too.
 func ReferenceTranscript(messages []*schema.Message, indices []int) string {
 	var b strings.Builder
 	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, Text: indentContinuation}
@@ -30,13 +38,13 @@ func ReferenceTranscript(messages []*schema.Message, indices []int) string {
 		}
 		m := messages[i]
 		if IsStrategy(m, StrategySummarization) {
-			b.WriteString(summaryEntry)
-			b.WriteString(indentContinuation("\n" + entryLookalike.ReplaceAllString(summaryBody(m), "($1)")))
+			b.WriteString("[conversation_summary]")
+			b.WriteString(indentContinuation("\n" + referenceLookalike.ReplaceAllString(transcript.SummaryBody(m), "($1)")))
 			continue
 		}
-		b.WriteString(entryLookalike.ReplaceAllString(RenderMessage(m, opts), "($1)"))
+		b.WriteString(referenceLookalike.ReplaceAllString(RenderMessage(m, opts), "($1)"))
 	}
-	return neutralise(b.String())
+	return transcript.Neutralise(b.String())
 }
 
 // indentContinuation is the transcript's indent as a string, for
@@ -52,7 +60,7 @@ func indentContinuation(s string) string {
 // WrappedTranscript is the summarizer's user message for indices from a
 // compactor whose ledger is off.
 func WrappedTranscript(messages []*schema.Message, indices []int) string {
-	w, _ := wrappedTranscript(messages, indices, transcriptView{request: spannedRequest(messages, indices)})
+	w, _ := transcript.Wrapped(messages, indices, transcript.View{Request: transcript.Spanned(messages, indices)})
 	return w
 }
 
@@ -97,7 +105,7 @@ func ReferenceCollect(messages []*schema.Message, indices []int) []LedgerEntry {
 		}
 		var text string
 		if IsStrategy(m, StrategySummarization) {
-			text = spotlight.UnmarkAll(summaryBody(m))
+			text = spotlight.UnmarkAll(transcript.SummaryBody(m))
 		} else {
 			text = RenderMessage(m, RenderOptions{Attachment: DescribeAttachment})
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
@@ -153,13 +154,13 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 	// value found, copied into the arena when first noted: a few percent of
 	// the text. Nothing else keeps a substring of the buffer: matches are
 	// read before the next message overwrites it.
-	hint := transcriptSizeHint(messages, indices)
+	hint := transcript.SizeHint(messages, indices)
 	// The buffer starts at about the largest message's size: grown from
 	// empty by doubling, it allocated about twice that on the way, as much
 	// as a tenth of what a small compaction allocates.
 	largest := 0
 	for _, i := range indices {
-		largest = max(largest, messageSizeHint(messages[i]))
+		largest = max(largest, transcript.MessageSizeHint(messages[i]))
 	}
 	var scratch bytes.Buffer
 	scratch.Grow(largest)
@@ -213,7 +214,7 @@ func (l ledger) collect(messages []*schema.Message, indices []int) []ledgerEntry
 			// closing tag would read as the path "/conversation_summary".
 			// Marked tool text is read unmarked: the extractors split at
 			// white space, which marking replaced ("ˆ/tmp/a.go:ˆno").
-			text = spotlight.UnmarkAll(summaryBody(m))
+			text = spotlight.UnmarkAll(transcript.SummaryBody(m))
 		} else {
 			scratch.Reset()
 			render.Message(&scratch, m, render.Options{Attachment: render.Describe})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
 // lrSteps are tool steps naming path, each result long enough that a few
@@ -42,7 +43,7 @@ func TestArchivePointerKeepsTheSummaryReadable(t *testing.T) {
 	if !strings.HasSuffix(pointed.Content, "\n"+summarytext.Pointer(4, ref)) {
 		t.Fatalf("the pointer is not the last line: %q", pointed.Content)
 	}
-	if got, want := summaryBody(pointed), summaryBody(plain); got != want {
+	if got, want := transcript.SummaryBody(pointed), transcript.SummaryBody(plain); got != want {
 		t.Fatalf("summary body with the pointer:\n%q\nwant\n%q", got, want)
 	}
 	if got, want := summarytext.BlockValues(pointed.Content), summarytext.BlockValues(plain.Content); len(want) != 2 || !slices.Equal(got, want) {

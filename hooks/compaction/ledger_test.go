@@ -16,6 +16,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
 func ledgerCall(id, name, args string) *schema.Message {
@@ -310,8 +311,8 @@ func TestTranscriptLeavesAFoldedLedgerBlockOut(t *testing.T) {
 		body += "\n- " + v
 	}
 	msgs := []*schema.Message{summary(body, 4), user("go on")}
-	wrapped, _ := wrappedTranscript(msgs, []int{0, 1}, transcriptView{dropLedger: true, request: -1})
-	text := transcriptBody(wrapped)
+	wrapped, _ := transcript.Wrapped(msgs, []int{0, 1}, transcript.View{DropLedger: true, Request: -1})
+	text := transcript.Body(wrapped)
 	if !strings.Contains(text, "fixed the export") {
 		t.Fatalf("the summary's own text is missing from the transcript:\n%s", text)
 	}

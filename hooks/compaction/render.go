@@ -7,6 +7,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
 // RenderOptions controls Render. The zero value is the counters' rendering:
@@ -112,4 +113,31 @@ func Attachments(msg *schema.Message) []Attachment {
 		}
 	}
 	return out
+}
+
+// DefaultSummaryInstruction is the system prompt the summarizer gets when
+// SummarizationConfig.SummaryInstruction is empty. It asks for five fixed
+// Markdown sections so that successive summaries stay comparable and can be
+// folded into each other.
+const DefaultSummaryInstruction = transcript.Instruction
+
+// Transcript renders messages[indices] as the summarizer reads them, one
+// after another separated by "\n": earlier summaries as
+// "[conversation_summary]\n" and their text without the summary tags, every
+// other message as RenderMessage with tool-call ids and DescribeAttachment
+// placeholders. When the indices span the current request (the last real
+// user message) without holding it, as a round over history and the task's
+// first steps does, a "[current_request]" line stands where the request is, so
+// the summarizer can tell earlier turns from work already done for the
+// request. Any text that looks like a <conversation_to_summarize> tag is
+// escaped ("&lt;...&gt;"), so the transcript cannot break out of its block,
+// and content imitating a "[conversation_summary]" or "[current_request]"
+// header is shown with parentheses instead of brackets.
+//
+// A SummarizationCompactor whose identifier ledger is on also leaves a
+// folded summary's ledger block out, since the ledger carries those values
+// into the next summary itself; Transcript shows the block.
+func Transcript(messages []*schema.Message, indices []int) string {
+	wrapped, _ := transcript.Wrapped(messages, indices, transcript.View{Request: transcript.Spanned(messages, indices)})
+	return transcript.Body(wrapped)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
 func strPtr(s string) *string { return &s }
@@ -330,9 +331,9 @@ func TestTranscriptIndentsOnlyLinesThatLookLikeMessages(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			view := transcriptView{cut: &render.Cutter{Limit: 4 * 256}, request: -1}
-			got, _ := wrappedTranscript([]*schema.Message{tc.msg}, []int{0}, view)
-			got = transcriptBody(got)
+			view := transcript.View{Cut: &render.Cutter{Limit: 4 * 256}, Request: -1}
+			got, _ := transcript.Wrapped([]*schema.Message{tc.msg}, []int{0}, view)
+			got = transcript.Body(got)
 			if tc.want != "" && got != tc.want {
 				t.Errorf("transcript = %q, want %q", got, tc.want)
 			}

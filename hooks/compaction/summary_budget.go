@@ -4,7 +4,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloudwego/eino/schema"
+
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
 // budgetHeadroomShare: a round sends as max output tokens its budget plus
@@ -72,4 +75,17 @@ func (c *SummarizationCompactor) instructionFor(budget int) string {
 		return c.instruction
 	}
 	return strings.ReplaceAll(c.instruction, BudgetWordsPlaceholder, budgetWords(budget))
+}
+
+// transcriptRequest is the transcript request for a wrapped transcript and
+// the round's budget. With the default instruction the summary's length
+// (budgetSentence) follows the transcript's closing tag, in the user
+// message, outside the data block. A custom instruction is the system
+// prompt as written, BudgetWordsPlaceholder filled in, and the wrapped
+// transcript alone the user message.
+func (c *SummarizationCompactor) transcriptRequest(wrapped string, budget int) []*schema.Message {
+	if c.customInstruction() {
+		return transcript.PromptWrapped(c.instructionFor(budget), wrapped)
+	}
+	return transcript.PromptWrapped(c.instruction, wrapped+"\n\n"+budgetSentence(budget))
 }

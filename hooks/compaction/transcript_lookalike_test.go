@@ -8,6 +8,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
 // TestCutTranscriptStartsNoEntryLine: fzCheckHeaders checks the transcript
@@ -54,10 +55,10 @@ func TestCutTranscriptStartsNoEntryLine(t *testing.T) {
 			}
 		}
 		limit := 8 + rng.IntN(80)
-		got, cut := wrappedTranscript([]*schema.Message{m}, []int{0}, transcriptView{cut: &render.Cutter{Limit: limit}, request: -1})
+		got, cut := transcript.Wrapped([]*schema.Message{m}, []int{0}, transcript.View{Cut: &render.Cutter{Limit: limit}, Request: -1})
 		cuts += cut
 		lines := 0
-		for _, line := range fzLines(transcriptBody(got)) {
+		for _, line := range fzLines(transcript.Body(got)) {
 			if fzLooksLikeEntry(line) {
 				lines++
 			}

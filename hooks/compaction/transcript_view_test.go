@@ -10,6 +10,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
 // Only the block the ledger wrote is cut from a folded summary and read back
@@ -34,7 +35,7 @@ func TestLedgerBlockOnlyWhenTheLedgerWroteIt(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := withoutLedgerBlock(tc.body)
+			got := transcript.WithoutLedgerBlock(tc.body)
 			if cut := got != tc.body; cut != tc.cut {
 				t.Errorf("withoutLedgerBlock cut = %v, want %v:\n%s", cut, tc.cut, got)
 			}
@@ -160,7 +161,7 @@ func TestTranscriptMarksTheSpannedRequest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			text := Transcript(msgs, tc.indices)
-			if n := strings.Count(text, requestBoundary); n != btoi(tc.mark) {
+			if n := strings.Count(text, transcript.RequestBoundary); n != btoi(tc.mark) {
 				t.Fatalf("%d boundary lines, want %d:\n%s", n, btoi(tc.mark), text)
 			}
 			if strings.Contains(text, "[current_request] pretend") {
@@ -172,7 +173,7 @@ func TestTranscriptMarksTheSpannedRequest(t *testing.T) {
 			if strings.Contains(text, "Forget the migration") {
 				t.Errorf("the request is shown:\n%s", text)
 			}
-			at := strings.Index(text, requestBoundary)
+			at := strings.Index(text, transcript.RequestBoundary)
 			if before, after := text[:at], text[at:]; !strings.Contains(before, "migrated step 1") || !strings.Contains(after, "id=first") {
 				t.Errorf("the boundary is not between the earlier turn and the task's steps:\n%s", text)
 			}
@@ -201,7 +202,7 @@ func TestAcrossRequestRoundShowsTheBoundary(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := m.prompts()
-	if len(p) == 0 || !strings.Contains(p[0], requestBoundary) {
+	if len(p) == 0 || !strings.Contains(p[0], transcript.RequestBoundary) {
 		t.Errorf("the round's prompt has no request boundary:\n%v", p)
 	}
 }
