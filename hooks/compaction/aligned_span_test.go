@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
@@ -37,11 +38,11 @@ func TestAlignedSpanReadsTheInstruction(t *testing.T) {
 	}
 	for name, prompt := range map[string][]*schema.Message{
 		"a transcript request": transcript.Prompt(DefaultSummaryInstruction, "[user] hi"),
-		"past the request":     {user("a"), schema.UserMessage(alignedLead + "2" + alignedSpanEnd + ", from x to y.")},
-		"not ascending":        {user("a"), user("b"), user("c"), schema.UserMessage(alignedLead + "3 and 1" + alignedSpanEnd + ".")},
-		"not numbers":          {user("a"), schema.UserMessage(alignedLead + "one" + alignedSpanEnd + ".")},
-		"an assistant's":       {user("a"), schema.AssistantMessage(alignedLead+"1"+alignedSpanEnd+".", nil)},
-		"too short":            {schema.UserMessage(alignedLead + "1" + alignedSpanEnd + ".")},
+		"past the request":     {user("a"), schema.UserMessage(request.Lead + "2" + request.SpanEnd + ", from x to y.")},
+		"not ascending":        {user("a"), user("b"), user("c"), schema.UserMessage(request.Lead + "3 and 1" + request.SpanEnd + ".")},
+		"not numbers":          {user("a"), schema.UserMessage(request.Lead + "one" + request.SpanEnd + ".")},
+		"an assistant's":       {user("a"), schema.AssistantMessage(request.Lead+"1"+request.SpanEnd+".", nil)},
+		"too short":            {schema.UserMessage(request.Lead + "1" + request.SpanEnd + ".")},
 	} {
 		if got, ok := AlignedSpan(prompt); ok {
 			t.Errorf("%s: AlignedSpan = %v, true; want false", name, got)

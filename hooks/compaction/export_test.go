@@ -10,6 +10,7 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 	"github.com/einocompact/einocompact/internal/spotlight"
@@ -124,5 +125,5 @@ const (
 	SummaryBudgetBase   = cost.SummaryBase
 	SummaryBudgetShare  = cost.SummaryShare
 	SummaryBudgetMax    = cost.SummaryMax
-	BudgetHeadroomShare = budgetHeadroomShare
+	BudgetHeadroomShare = request.HeadroomShare
 )

@@ -11,6 +11,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
 )
 
 // Prepared compaction (HookConfig.PrepareAt). The conversation only grows
@@ -270,7 +271,7 @@ func (h *CompactionHook) WaitPrepared(ctx context.Context) error {
 // holds the new summary sends the transcript request instead
 // (FallbackNotSent).
 func (h *CompactionHook) prepareAfterCompaction(ctx context.Context, state *hooks.State, est int, sent []*schema.Message) bool {
-	return h.prepare(withSentConversation(ctx, slices.Clone(sent)), state, est)
+	return h.prepare(request.WithSent(ctx, slices.Clone(sent)), state, est)
 }
 
 // backedOff handles a triggered call while a failed compaction holds the

@@ -8,6 +8,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
 )
 
 // Pipeline is a Compactor that tries several compactors in order, each on the
@@ -57,7 +58,7 @@ func (p *Pipeline) Compact(ctx context.Context, messages []*schema.Message, targ
 	}
 	// Later stages see what earlier ones made of the conversation; a
 	// cache-aligned summarizer among them needs it as the agent sent it.
-	ctx = withSentConversation(ctx, messages)
+	ctx = request.WithSent(ctx, messages)
 	current, changed := messages, false
 	for i, stage := range p.stages {
 		if err := ctx.Err(); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/redact"
 )
@@ -63,7 +64,7 @@ func (c *SummarizationCompactor) Compact(ctx context.Context, messages []*schema
 	}
 	r := &progress{compacted: messages, current: current, target: max(targetTokens, 0), counter: counter}
 	if c.aligned && !coldCacheOf(ctx) {
-		r.al = newAlignment(ctx, messages)
+		r.al = request.Align(ctx, messages)
 	}
 	for r.current > r.target {
 		plan, ok, err := c.nextPlan(ctx, r)
@@ -114,7 +115,7 @@ type progress struct {
 	target     int
 	counter    TokenCounter
 	summarized bool // a round was applied
-	al         *alignment
+	al         *request.Aligned
 	refused    planning.Refusals // parts whose summary was not smaller
 	// lastRefusal is the last ErrSummaryNotSmaller, said at Warn if no
 	// round was applied.
@@ -214,7 +215,7 @@ const deepLedgerShare = 5
 
 // round asks the chat model for one summary and swaps it in, reporting the
 // round to the CompactionHook's Report (reportRound) and to OnRound.
-func (c *SummarizationCompactor) round(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter) ([]*schema.Message, int, error) {
+func (c *SummarizationCompactor) round(ctx context.Context, al *request.Aligned, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter) ([]*schema.Message, int, error) {
 	rep := Round{Tier: plan.Tier, Indices: plan.Indices, TokensBefore: before, Model: c.model}
 	next, after, err := c.summarize(ctx, al, messages, plan, before, target, counter, &rep)
 	rep.TokensAfter, rep.Err = after, err
@@ -225,7 +226,7 @@ func (c *SummarizationCompactor) round(ctx context.Context, al *alignment, messa
 	return next, after, err
 }
 
-func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
+func (c *SummarizationCompactor) summarize(ctx context.Context, al *request.Aligned, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
 	entries := c.ledger.collect(messages, plan.Indices)
 	in, err := planning.ReplacedTokens(ctx, messages, planning.Plan(plan), counter)
 	if err != nil {
@@ -281,7 +282,7 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, al *alignment, m
 // cache-aligned request when al is set and it applies, else, or when its
 // reply called a tool or held no text, with the transcript request. A nil
 // reply is an empty one.
-func (c *SummarizationCompactor) write(ctx context.Context, al *alignment, messages []*schema.Message, plan Plan, budget int, counter TokenCounter, rep *Round) (string, error) {
+func (c *SummarizationCompactor) write(ctx context.Context, al *request.Aligned, messages []*schema.Message, plan Plan, budget int, counter TokenCounter, rep *Round) (string, error) {
 	if al != nil {
 		prompt, opts, n, fallback, err := c.alignedRequest(ctx, al, messages, plan.Indices, budget, counter)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
 )
 
 // scStep is one scripted answer of scModel.
@@ -161,7 +162,7 @@ func TestCompactReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return budgetWords(cost.SummaryBudget(n))
+		return request.Words(cost.SummaryBudget(n))
 	}
 
 	cases := []struct {

@@ -1,30 +1,11 @@
 package compaction
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
-)
-
-// budgetHeadroomShare: a round sends as max output tokens its budget plus
-// a quarter, so a model that follows the length it is told, in words, is
-// not cut mid-sentence for the odd word too many; one that ignores it is
-// cut there.
-const budgetHeadroomShare = 4
-
-// wordsPerBudget and budgetPerWords convert the budget into the words the request names:
-// it asks for three words per five tokens of budget. Summaries are dense
-// with paths, ids and Markdown, which the compaction's counters (four bytes
-// to a token by default) count at well over one token per word.
-const (
-	wordsPerBudget = 3
-	budgetPerWords = 5
-	// wordsStep rounds the words told down to a round number.
-	wordsStep = 10
 )
 
 // outputBudget is the round's output budget for input tokens replaced: the
@@ -32,13 +13,7 @@ const (
 // (that plus the headroom, at most SummarizationConfig.MaxRoundOutputTokens;
 // when that bound is lower, the budget told shrinks with it).
 func (c *SummarizationCompactor) outputBudget(input int) (budget, maxTokens int) {
-	budget = cost.SummaryBudget(input)
-	maxTokens = budget + budget/budgetHeadroomShare
-	if c.maxOutput > 0 && maxTokens > c.maxOutput {
-		maxTokens = c.maxOutput
-		budget = max(maxTokens*budgetHeadroomShare/(budgetHeadroomShare+1), 1)
-	}
-	return budget, maxTokens
+	return request.Budget(cost.SummaryBudget(input), c.maxOutput)
 }
 
 // BudgetWordsPlaceholder, written in a custom
@@ -47,20 +22,7 @@ func (c *SummarizationCompactor) outputBudget(input int) (budget, maxTokens int)
 // the default instruction's closing sentence names ("Keep the summary under
 // about 120 words."). A custom instruction gets no such sentence: it is sent
 // as written, with the placeholder, if any, filled in.
-const BudgetWordsPlaceholder = "{budget_words}"
-
-// budgetWords is the budget of budget tokens in words, rounded down to
-// wordsStep and at least wordsStep.
-func budgetWords(budget int) string {
-	return strconv.Itoa(max(budget*wordsPerBudget/budgetPerWords/wordsStep*wordsStep, wordsStep))
-}
-
-// budgetSentence is the sentence both request shapes end their user-side
-// part with when the instruction is the default: how long the summary may
-// be, in words, for budget tokens.
-func budgetSentence(budget int) string {
-	return "Keep the summary under about " + budgetWords(budget) + " words."
-}
+const BudgetWordsPlaceholder = request.Placeholder
 
 // customInstruction reports whether the compactor's instruction is a custom
 // one, which gets no budget sentence.
@@ -71,15 +33,12 @@ func (c *SummarizationCompactor) customInstruction() bool {
 // instructionFor is a custom instruction with BudgetWordsPlaceholder filled
 // in for budget tokens.
 func (c *SummarizationCompactor) instructionFor(budget int) string {
-	if !strings.Contains(c.instruction, BudgetWordsPlaceholder) {
-		return c.instruction
-	}
-	return strings.ReplaceAll(c.instruction, BudgetWordsPlaceholder, budgetWords(budget))
+	return request.Fill(c.instruction, budget)
 }
 
 // transcriptRequest is the transcript request for a wrapped transcript and
 // the round's budget. With the default instruction the summary's length
-// (budgetSentence) follows the transcript's closing tag, in the user
+// (request.Sentence) follows the transcript's closing tag, in the user
 // message, outside the data block. A custom instruction is the system
 // prompt as written, BudgetWordsPlaceholder filled in, and the wrapped
 // transcript alone the user message.
@@ -87,5 +46,5 @@ func (c *SummarizationCompactor) transcriptRequest(wrapped string, budget int) [
 	if c.customInstruction() {
 		return transcript.PromptWrapped(c.instructionFor(budget), wrapped)
 	}
-	return transcript.PromptWrapped(c.instruction, wrapped+"\n\n"+budgetSentence(budget))
+	return transcript.PromptWrapped(c.instruction, wrapped+"\n\n"+request.Sentence(budget))
 }
