@@ -33,7 +33,7 @@ func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*
 	if c.maxInput > 0 || c.maxText > 0 {
 		cutter = &render.Cutter{Limit: c.maxText, Track: c.maxInput > 0}
 	}
-	view := transcript.View{Cut: cutter, DropLedger: !c.ledger.off, Request: transcript.Spanned(messages, indices)}
+	view := transcript.View{Cut: cutter, DropLedger: !c.ledger.Off(), Request: transcript.Spanned(messages, indices)}
 	size := func() (int, error) {
 		text, cut = transcript.Wrapped(messages, indices, view)
 		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(transcript.Body(text))}, nil)

@@ -26,13 +26,9 @@ func textID(s string) string {
 
 // CompactionIdentity implements Identifier.
 func (c *SummarizationCompactor) CompactionIdentity() string {
-	extractors := make([]string, len(c.ledger.extractors))
-	for i, e := range c.ledger.extractors {
-		extractors[i] = fmt.Sprintf("%T", e)
-	}
-	return fmt.Sprintf("summarization/1 model=%s min_keep=%d approx=%d instruction=%s raise=%v max_input=%d max_text=%d aligned=%v max_output=%d completion_option=%v ledger_off=%v ledger_max=%d ledger_remember=%d extractors=%s",
+	return fmt.Sprintf("summarization/1 model=%s min_keep=%d approx=%d instruction=%s raise=%v max_input=%d max_text=%d aligned=%v max_output=%d completion_option=%v %s",
 		c.model, c.minKeep, c.approx, textID(c.instruction), c.raise, c.maxInput, c.maxText, c.aligned, c.maxOutput, c.outCap.completion != nil,
-		c.ledger.off, c.ledger.maxTokens, c.ledger.remember, strings.Join(extractors, ","))
+		c.ledger.Identity())
 }
 
 // CompactionIdentity implements Identifier.

@@ -2,18 +2,14 @@ package compaction
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
-	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
-	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
 // This file lets the external tests (package compaction_test, which may
@@ -63,58 +59,6 @@ func indentContinuation(s string) string {
 func WrappedTranscript(messages []*schema.Message, indices []int) string {
 	w, _ := transcript.Wrapped(messages, indices, transcript.View{Request: transcript.Spanned(messages, indices)})
 	return w
-}
-
-// LedgerEntry is an identifier collect found, with its uses and last
-// position; tests compare them whole.
-type LedgerEntry = ledgerEntry
-
-// Collect is the default ledger's collect over indices.
-func Collect(messages []*schema.Message, indices []int) []LedgerEntry {
-	l, _ := newLedger(nil)
-	return l.collect(messages, indices)
-}
-
-// ReferenceCollect is collect as it was written before it reused one
-// identifiers.Scanner for all messages: identifiers.Extract over each
-// message's rendering.
-func ReferenceCollect(messages []*schema.Message, indices []int) []LedgerEntry {
-	extractors := identifiers.DefaultExtractors()
-	byValue := map[string]int{}
-	var entries []ledgerEntry
-	note := func(v string, pos int) {
-		if i, ok := byValue[v]; ok {
-			entries[i].uses++
-			entries[i].last = pos
-			return
-		}
-		byValue[v] = len(entries)
-		entries = append(entries, ledgerEntry{value: v, uses: 1, last: pos})
-	}
-	for pos, i := range indices {
-		m := messages[i]
-		if fields, ok := MarkerFields(m); ok {
-			remembered := summarytext.Remembered(fields[summarytext.LedgerKey])
-			for _, v := range remembered {
-				note(v, pos)
-			}
-			for _, v := range summarytext.BlockValues(m.Content) {
-				if !slices.Contains(remembered, v) {
-					note(v, pos)
-				}
-			}
-		}
-		var text string
-		if IsStrategy(m, StrategySummarization) {
-			text = spotlight.UnmarkAll(transcript.SummaryBody(m))
-		} else {
-			text = RenderMessage(m, RenderOptions{Attachment: DescribeAttachment})
-		}
-		for _, match := range identifiers.Extract(text, extractors) {
-			note(match.Value, pos)
-		}
-	}
-	return entries
 }
 
 // The summary's output budget, for the external tests that check what a

@@ -90,3 +90,9 @@ func cloneAll(messages []*schema.Message) []*schema.Message {
 	}
 	return out
 }
+
+// ledgerCall is an assistant message with no text and one call to name(args)
+// with the given id.
+func ledgerCall(id, name, args string) *schema.Message {
+	return schema.AssistantMessage("", []schema.ToolCall{{ID: id, Function: schema.FunctionCall{Name: name, Arguments: args}}})
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/ledger"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
@@ -53,13 +54,13 @@ func TestArchivePointerKeepsTheSummaryReadable(t *testing.T) {
 	if _, want, _ := SplitLedger(plain.Content); block != want {
 		t.Fatalf("SplitLedger's block with the pointer %q, want %q", block, want)
 	}
-	l, err := newLedger(nil)
+	l, err := ledger.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range l.collect([]*schema.Message{pointed}, []int{0}) {
-		if strings.Contains(e.value, "conversation_summary") || strings.Contains(e.value, "arc1-") {
-			t.Fatalf("the fold reads %q as an identifier of the conversation", e.value)
+	for _, e := range l.Collect([]*schema.Message{pointed}, []int{0}) {
+		if strings.Contains(e.Value(), "conversation_summary") || strings.Contains(e.Value(), "arc1-") {
+			t.Fatalf("the fold reads %q as an identifier of the conversation", e.Value())
 		}
 	}
 }

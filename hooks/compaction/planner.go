@@ -104,8 +104,8 @@ func (c *SummarizationCompactor) planConfig() planning.Config {
 			return budget
 		},
 	}
-	if !c.ledger.off {
-		cfg.LedgerCap = func(target int) int { return c.ledger.capFor(target) }
+	if !c.ledger.Off() {
+		cfg.LedgerCap = func(target int) int { return c.ledger.CapFor(target) }
 	}
 	return cfg
 }

@@ -227,7 +227,7 @@ func (c *SummarizationCompactor) round(ctx context.Context, al *request.Aligned,
 }
 
 func (c *SummarizationCompactor) summarize(ctx context.Context, al *request.Aligned, messages []*schema.Message, plan Plan, before, target int, counter TokenCounter, rep *Round) ([]*schema.Message, int, error) {
-	entries := c.ledger.collect(messages, plan.Indices)
+	entries := c.ledger.Collect(messages, plan.Indices)
 	in, err := planning.ReplacedTokens(ctx, messages, planning.Plan(plan), counter)
 	if err != nil {
 		return nil, 0, countError{err}
@@ -244,19 +244,18 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, al *request.Alig
 	if err != nil {
 		return nil, 0, err
 	}
-	lg := c.ledger
-	lg.maxTokens = lg.capFor(target)
-	if _, deep := planning.DeepOf(ctx); deep && c.ledger.maxTokens == 0 {
+	capTokens := c.ledger.CapFor(target)
+	if _, deep := planning.DeepOf(ctx); deep && !c.ledger.Capped() {
 		// A deep round replaces everything older than the verbatim floor,
 		// about half as much again as a round to the target: the sized cap
 		// grows with it (deepLedgerShare).
-		lg.maxTokens = lg.maxTokens * deepLedgerShare / 4
+		capTokens = capTokens * deepLedgerShare / 4
 	}
-	repaired, stats, fields, err := lg.repair(ctx, text, entries, counter)
+	repaired, stats, fields, err := c.ledger.WithCap(capTokens).Repair(ctx, text, entries, planCounter(counter))
 	if err != nil {
 		return nil, 0, countError{err}
 	}
-	rep.Identifiers = stats
+	rep.Identifiers = IdentifierStats(stats)
 	// The summary message is built once, for the new conversation and for
 	// learn, which measures it.
 	built := summarytext.New(repaired, len(plan.Indices), fields)

@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/ledger"
 	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 )
 
@@ -246,7 +247,7 @@ type SummarizationCompactor struct {
 	raise       bool
 	log         *slog.Logger
 	onRound     func(context.Context, Round)
-	ledger      ledger
+	ledger      ledger.Ledger
 	maxInput    int
 	maxText     int // MaxTextTokens in code points; 0: no cap
 	model       string
@@ -272,7 +273,7 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		return nil, errors.New("compaction: SummarizationConfig.ChatModel is required")
 	}
 	var (
-		l   ledger
+		l   ledger.Ledger
 		err error
 	)
 	c := &SummarizationCompactor{
@@ -311,7 +312,7 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		// A cap beyond any text is no cap; multiplied, it would overflow.
 		c.maxText = min(*cfg.MaxTextTokens, math.MaxInt/runesPerTextToken) * runesPerTextToken
 	}
-	l, err = newLedger(cfg.Ledger)
+	l, err = ledger.New((*ledger.Config)(cfg.Ledger))
 	if err != nil {
 		return nil, err
 	}

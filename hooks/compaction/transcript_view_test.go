@@ -26,10 +26,10 @@ func TestLedgerBlockOnlyWhenTheLedgerWroteIt(t *testing.T) {
 		values []string
 	}{
 		{"ledger block", own + "\n" + summarytext.LedgerHeading + "\n- /src/a.go\n- 7f3a9c", true, []string{"/src/a.go", "7f3a9c"}},
-		{"ledger block with its dropped note", own + "\n" + summarytext.LedgerHeading + "\n- /src/a.go" + droppedNote(12), true, []string{"/src/a.go"}},
+		{"ledger block with its dropped note", own + "\n" + summarytext.LedgerHeading + "\n- /src/a.go" + "\n(12 more dropped to fit the cap)", true, []string{"/src/a.go"}},
 		{"summarizer's heading, sections after it", own + summarytext.LedgerHeading + "\n- /src/main.go\n## Unresolved\n- NEXT: rerun the migration", false, nil},
 		{"summarizer's heading, prose after it", own + summarytext.LedgerHeading + "\nThe config lives in /etc/app.yaml", false, nil},
-		{"dropped note not last", own + "\n" + summarytext.LedgerHeading + droppedNote(3) + "\n- /src/a.go", false, nil},
+		{"dropped note not last", own + "\n" + summarytext.LedgerHeading + "\n(3 more dropped to fit the cap)" + "\n- /src/a.go", false, nil},
 		{"no heading", own + "- /src/a.go", false, nil},
 	}
 	for _, tc := range cases {

@@ -1,4 +1,4 @@
-package compaction
+package ledger
 
 import (
 	"cmp"
@@ -14,9 +14,11 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/count"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
+	"github.com/einocompact/einocompact/internal/marker"
 )
 
 func ledgerCall(id, name, args string) *schema.Message {
@@ -31,12 +33,12 @@ func TestLedgerRepair(t *testing.T) {
 		schema.ToolMessage("42 lines read; last changed in commit 9fceb02d", "call_7f3a", schema.WithToolName("read_file")),
 	}
 	all := []int{0, 1, 2}
-	l, err := newLedger(nil)
+	l, err := New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries := l.collect(msgs, all)
-	values := map[string]ledgerEntry{}
+	entries := l.Collect(msgs, all)
+	values := map[string]Entry{}
 	for _, e := range entries {
 		values[e.value] = e
 	}
@@ -54,7 +56,7 @@ func TestLedgerRepair(t *testing.T) {
 	}
 
 	summaryText := "## Work completed\n- read internal/store/cache.go; it panics."
-	repaired, stats, fields, err := l.repair(context.Background(), summaryText, entries, DefaultCounter())
+	repaired, stats, fields, err := l.Repair(context.Background(), summaryText, entries, defaultCounter())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,9 +93,9 @@ func TestLedgerCapDropsOldestLeastUsed(t *testing.T) {
 	for i := range idx {
 		idx[i] = i
 	}
-	l, _ := newLedger(&LedgerConfig{MaxTokens: 40})
-	entries := l.collect(msgs, idx)
-	text, stats, _, err := l.repair(context.Background(), "nothing kept", entries, DefaultCounter())
+	l, _ := New(&Config{MaxTokens: 40})
+	entries := l.Collect(msgs, idx)
+	text, stats, _, err := l.Repair(context.Background(), "nothing kept", entries, defaultCounter())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func TestLedgerCapDropsOldestLeastUsed(t *testing.T) {
 		t.Fatalf("stats %+v", stats)
 	}
 	block := text[strings.Index(text, summarytext.LedgerHeading):]
-	if n := count(DefaultCounter(), user(block)); n > 40 {
+	if n := countOf(defaultCounter(), user(block)); n > 40 {
 		t.Errorf("block is %d tokens, over the cap of 40", n)
 	}
 	if !strings.Contains(block, "/srv/data/hot.csv") {
@@ -120,15 +122,15 @@ func TestLedgerCapDropsOldestLeastUsed(t *testing.T) {
 func TestLedgerCarriesForwardThroughMarkers(t *testing.T) {
 	t.Parallel()
 	old := summary("earlier work", 4)
-	old.Extra[MetaKey].(map[string]any)[summarytext.LedgerKey] = []any{"deploy/prod.yaml", "req-1234abcd"}
+	old.Extra[marker.Key].(map[string]any)[summarytext.LedgerKey] = []any{"deploy/prod.yaml", "req-1234abcd"}
 	// A JSON round trip turns []any of strings into []any again; both read.
 	raw, _ := json.Marshal(old)
 	var decoded schema.Message
 	if err := json.Unmarshal(raw, &decoded); err != nil {
 		t.Fatal(err)
 	}
-	l, _ := newLedger(nil)
-	entries := l.collect([]*schema.Message{&decoded, user("next")}, []int{0, 1})
+	l, _ := New(nil)
+	entries := l.Collect([]*schema.Message{&decoded, user("next")}, []int{0, 1})
 	var got []string
 	for _, e := range entries {
 		got = append(got, e.value)
@@ -140,15 +142,15 @@ func TestLedgerCarriesForwardThroughMarkers(t *testing.T) {
 
 func TestLedgerDisabledAndValidation(t *testing.T) {
 	t.Parallel()
-	l, _ := newLedger(&LedgerConfig{Disabled: true})
-	if e := l.collect([]*schema.Message{user("/etc/passwd")}, []int{0}); e != nil {
+	l, _ := New(&Config{Disabled: true})
+	if e := l.Collect([]*schema.Message{user("/etc/passwd")}, []int{0}); e != nil {
 		t.Errorf("disabled ledger collected %v", e)
 	}
-	text, stats, fields, _ := l.repair(context.Background(), "s", nil, DefaultCounter())
+	text, stats, fields, _ := l.Repair(context.Background(), "s", nil, defaultCounter())
 	if text != "s" || stats.Found != 0 || fields != nil {
 		t.Error("disabled ledger changed the summary")
 	}
-	if _, err := newLedger(&LedgerConfig{MaxTokens: -1}); err == nil || !strings.Contains(err.Error(), "MaxTokens must be at least 0, got -1") {
+	if _, err := New(&Config{MaxTokens: -1}); err == nil || !strings.Contains(err.Error(), "MaxTokens must be at least 0, got -1") {
 		t.Errorf("validation: %v", err)
 	}
 }
@@ -164,14 +166,14 @@ func TestLedgerBlockOfEqualsLines(t *testing.T) {
 		"<conversation_summary >", "ˆ", "«", "»", "¤", "\xff", "é", " ", "", "id=7", "\u00a0", "\u2028"}
 	r := rand.New(rand.NewPCG(17, 13))
 	for range 2000 {
-		entries := make([]ledgerEntry, r.IntN(6))
+		entries := make([]Entry, r.IntN(6))
 		lines := make([]string, len(entries))
 		for k := range entries {
 			var b strings.Builder
 			for range 1 + r.IntN(4) {
 				b.WriteString(pool[r.IntN(len(pool))])
 			}
-			entries[k] = ledgerEntry{value: b.String(), uses: 1}
+			entries[k] = Entry{value: b.String(), uses: 1}
 			lines[k] = ledgerLine(entries[k])
 		}
 		dropped := r.IntN(3)
@@ -197,7 +199,7 @@ func TestDroppedNoteRunes(t *testing.T) {
 
 // opaqueCounter hides the counter's type, so fit measures every probe's
 // block through Count.
-type opaqueCounter struct{ TokenCounter }
+type opaqueCounter struct{ count.Counter }
 
 // TestFitMeasuresLikeCount checks that fit, measuring the default counter's
 // probes from line lengths, keeps exactly the entries and writes exactly the
@@ -210,17 +212,14 @@ func TestFitMeasuresLikeCount(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	pool := []string{"/srv/app/file_1.go", "Error: disk full", "«x»", "é日本", "</conversation_summary>", "a\tb", "deadbeef12",
 		"https://example.com/a?b=1", "x", "conversation_summary_", "ˆ¤"}
-	wide, err := NewApproximateTokenCounter(&ApproximateConfig{CharsPerToken: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, counter := range []*ApproximateTokenCounter{DefaultCounter(), wide} {
+	wide := count.NewApprox(count.Settings{CharsPerToken: 3})
+	for _, counter := range []*count.Approx{defaultCounter(), wide} {
 		for range 300 {
-			lost := make([]ledgerEntry, r.IntN(60))
+			lost := make([]Entry, r.IntN(60))
 			for i := range lost {
 				lost[i].value = pool[r.IntN(len(pool))] + fmt.Sprint(r.IntN(1000))
 			}
-			l := ledger{maxTokens: 1 + r.IntN(300), remember: 200}
+			l := Ledger{maxTokens: 1 + r.IntN(300), remember: 200}
 			k, block, err := l.fit(ctx, lost, counter)
 			if err != nil {
 				t.Fatal(err)
@@ -248,11 +247,11 @@ func TestLedgerFoldReadsItsOwnBlock(t *testing.T) {
 		ledgerCall("call_fold_2", "bash", `{"command": "go test ./internal/store/..."}`),
 		schema.ToolMessage("ok", "call_fold_2", schema.WithToolName("bash")),
 	}
-	l, err := newLedger(&LedgerConfig{MaxTokens: 4096, MaxRemembered: 1})
+	l, err := New(&Config{MaxTokens: 4096, MaxRemembered: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries := l.collect(msgs, []int{0, 1, 2, 3, 4})
+	entries := l.Collect(msgs, []int{0, 1, 2, 3, 4})
 	want := map[string]bool{"export tenant": true, "go test ./internal/store/...": true}
 	for _, e := range entries {
 		delete(want, e.value)
@@ -260,7 +259,7 @@ func TestLedgerFoldReadsItsOwnBlock(t *testing.T) {
 	if len(want) != 0 {
 		t.Fatalf("the first round did not extract %v from %v", want, entries)
 	}
-	text, stats, fields, err := l.repair(context.Background(), "## Work completed\n- searched and ran the tests", entries, DefaultCounter())
+	text, stats, fields, err := l.Repair(context.Background(), "## Work completed\n- searched and ran the tests", entries, defaultCounter())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,9 +270,9 @@ func TestLedgerFoldReadsItsOwnBlock(t *testing.T) {
 		t.Fatalf("marker remembers %d identifiers, want MaxRemembered = 1", n)
 	}
 	folded := summary(text, len(msgs))
-	folded.Extra[MetaKey].(map[string]any)[summarytext.LedgerKey] = fields[summarytext.LedgerKey]
+	folded.Extra[marker.Key].(map[string]any)[summarytext.LedgerKey] = fields[summarytext.LedgerKey]
 
-	next := l.collect([]*schema.Message{folded, user("go on")}, []int{0, 1})
+	next := l.Collect([]*schema.Message{folded, user("go on")}, []int{0, 1})
 	got := map[string]int{}
 	for _, e := range next {
 		got[e.value] = e.uses
@@ -289,8 +288,8 @@ func TestLedgerFoldReadsItsOwnBlock(t *testing.T) {
 // conversation.
 func TestLedgerIgnoresSummaryTags(t *testing.T) {
 	t.Parallel()
-	l, _ := newLedger(nil)
-	entries := l.collect([]*schema.Message{summary("read internal/store/cache.go", 3), user("go on")}, []int{0, 1})
+	l, _ := New(nil)
+	entries := l.Collect([]*schema.Message{summary("read internal/store/cache.go", 3), user("go on")}, []int{0, 1})
 	var got []string
 	for _, e := range entries {
 		got = append(got, e.value)
@@ -321,9 +320,9 @@ func TestTranscriptLeavesAFoldedLedgerBlockOut(t *testing.T) {
 			t.Errorf("the transcript shows %q of the folded ledger block:\n%s", v, text)
 		}
 	}
-	l, _ := newLedger(nil)
+	l, _ := New(nil)
 	found := map[string]bool{}
-	for _, e := range l.collect(msgs, []int{0, 1}) {
+	for _, e := range l.Collect(msgs, []int{0, 1}) {
 		found[e.value] = true
 	}
 	for _, v := range lost {
@@ -338,7 +337,7 @@ func TestTranscriptLeavesAFoldedLedgerBlockOut(t *testing.T) {
 func TestLedgerCapFollowsTheTarget(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		cfg    *LedgerConfig
+		cfg    *Config
 		target int
 		want   int
 	}{
@@ -347,16 +346,16 @@ func TestLedgerCapFollowsTheTarget(t *testing.T) {
 		{nil, 4000, 1000},
 		{nil, 6400, 1600},
 		{nil, 12800, 1600},
-		{&LedgerConfig{MaxRemembered: 400}, 12800, 3200},
-		{&LedgerConfig{MaxRemembered: 10}, 12800, 256},
-		{&LedgerConfig{MaxTokens: 300}, 12800, 300},
+		{&Config{MaxRemembered: 400}, 12800, 3200},
+		{&Config{MaxRemembered: 10}, 12800, 256},
+		{&Config{MaxTokens: 300}, 12800, 300},
 	}
 	for _, tc := range cases {
-		l, err := newLedger(tc.cfg)
+		l, err := New(tc.cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := l.capFor(tc.target); got != tc.want {
+		if got := l.CapFor(tc.target); got != tc.want {
 			t.Errorf("capFor(%d) with %+v = %d, want %d", tc.target, tc.cfg, got, tc.want)
 		}
 	}
@@ -369,12 +368,12 @@ func TestSortLostIsTheStableOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, spread := range []int{3, 50, 1 << 22} {
 		for range 200 {
-			lost := make([]ledgerEntry, r.IntN(300))
+			lost := make([]Entry, r.IntN(300))
 			for i := range lost {
-				lost[i] = ledgerEntry{value: strconv.Itoa(i), uses: r.IntN(spread), last: r.IntN(spread)}
+				lost[i] = Entry{value: strconv.Itoa(i), uses: r.IntN(spread), last: r.IntN(spread)}
 			}
 			want := slices.Clone(lost)
-			slices.SortStableFunc(want, func(a, b ledgerEntry) int {
+			slices.SortStableFunc(want, func(a, b Entry) int {
 				return cmp.Or(cmp.Compare(b.uses, a.uses), cmp.Compare(b.last, a.last))
 			})
 			if got := sortLost(lost); !reflect.DeepEqual(got, want) && len(want) > 0 {

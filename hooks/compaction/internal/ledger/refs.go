@@ -1,4 +1,4 @@
-package compaction
+package ledger
 
 // The identifier ledger's archive references (issue 33 item 2). With an
 // archive, a summary's marker names the reference its replaced span was
@@ -13,7 +13,7 @@ package compaction
 // tagLedgerRefs numbers the references of lost's entries in their order of
 // first appearance, setting each entry's tag, and returns the references
 // and, for each k, how many of them the first k entries use.
-func tagLedgerRefs(lost []ledgerEntry) (refs []string, used []int) {
+func tagLedgerRefs(lost []Entry) (refs []string, used []int) {
 	used = make([]int, len(lost)+1)
 	seen := map[string]int{}
 	for i := range lost {
