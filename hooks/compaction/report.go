@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components"
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 )
@@ -291,4 +292,79 @@ func Observers(obs ...Observer) Observer {
 			}
 		}
 	})
+}
+
+// Round reports one summarization round.
+type Round struct {
+	// Tier is the tier the plan came from (one of the Tier constants).
+	Tier string
+	// Indices are the replaced positions in the conversation as it stood
+	// at the start of the round.
+	Indices []int
+	// TokensBefore is the conversation's size at the start of the round.
+	TokensBefore int
+	// TokensAfter is its size with the summary in place; 0 when the round
+	// failed before the summary could be measured.
+	TokensAfter int
+	// Latency is how long the chat model took.
+	Latency time.Duration
+	// Usage is the chat model's reported usage, nil when it reported none.
+	Usage *schema.TokenUsage
+	// Err is why the round failed; nil for a successful round.
+	Err error
+	// Model names the summarizer (its Eino component type, else its Go type).
+	Model string
+	// Attempts is how many calls the summarizer made, when it records them
+	// (as summarizer/failover does); 1 otherwise.
+	Attempts int
+	// InputTokens is the counter's size of the request the round's
+	// summarizer call sent, in either Shape: every message of it (the
+	// instruction, the transcript or the agent's messages, the budget
+	// sentence) and the tool schemas sent with it, which only a
+	// cache-aligned request carries (the agent's tools); a transcript
+	// request sends none. It is what the provider bills as input, as the
+	// counter estimates it.
+	InputTokens int
+	// TranscriptTokens is the counter's size of the transcript a transcript
+	// request showed, without the instruction and tags around it: what
+	// MaxRoundInputTokens caps. 0 for a cache-aligned request, whose
+	// whole size (InputTokens) is what that cap applies to.
+	TranscriptTokens int
+	// Truncated is how many messages had a text cut in the transcript sent:
+	// by MaxTextTokens, which is on by default, or to fit
+	// MaxRoundInputTokens.
+	Truncated int
+	// Identifiers reports the identifier ledger's work in this round.
+	Identifiers IdentifierStats
+	// Shape is the request whose reply the round used: ShapeTranscript or
+	// ShapeCacheAligned (SummarizationConfig.CacheAligned).
+	Shape string
+	// AlignedFallback says why a CacheAligned compactor's round used the
+	// transcript request (FallbackToolCall, FallbackEmptyReply,
+	// FallbackOverBudget, FallbackNotSent); "" when it did not, or when
+	// CacheAligned is off.
+	AlignedFallback string
+	// CachedTokens is the prompt tokens the provider reported reading from
+	// its cache (Usage.PromptTokenDetails.CachedTokens), over the round's
+	// calls; 0 when it reported none.
+	CachedTokens int
+	// MaxOutputTokens is the max output tokens the round's calls were sent
+	// (model.WithMaxTokens): the output budget of the model's text for the
+	// replaced messages, in the compaction counter's tokens, plus a quarter
+	// of headroom; the identifier ledger's block and the tags, which code
+	// appends, are not in it. At most SummarizationConfig.MaxRoundOutputTokens
+	// when that is set. 0 when the round failed before sizing it.
+	MaxOutputTokens int
+	// OutputCap is how the round's last call sent its cap:
+	// OutputCapMaxTokens, OutputCapMaxCompletionTokens or OutputCapNone
+	// (see SummarizationConfig.MaxCompletionTokensOption); "" when no call
+	// was made.
+	OutputCap string
+	// ReasoningRoom is what the round's last call added to MaxOutputTokens
+	// for hidden reasoning, once the compactor learned its summarizer needs
+	// it (CapRetryReasoning); 0 otherwise.
+	ReasoningRoom int
+	// CapRetries says, in order, why the round made a call again with
+	// another cap (CapRetryRejected, CapRetryReasoning); nil when it did not.
+	CapRetries []string
 }

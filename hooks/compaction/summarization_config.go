@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"time"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
+	tokencount "github.com/einocompact/einocompact/hooks/compaction/internal/count"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/ledger"
+	// Imported under another name: the compaction's code names its plans plan.
 	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 )
 
@@ -152,81 +154,6 @@ const (
 	minMaxTextTokens     = 64
 	runesPerTextToken    = 4
 )
-
-// Round reports one summarization round.
-type Round struct {
-	// Tier is the tier the plan came from (one of the Tier constants).
-	Tier string
-	// Indices are the replaced positions in the conversation as it stood
-	// at the start of the round.
-	Indices []int
-	// TokensBefore is the conversation's size at the start of the round.
-	TokensBefore int
-	// TokensAfter is its size with the summary in place; 0 when the round
-	// failed before the summary could be measured.
-	TokensAfter int
-	// Latency is how long the chat model took.
-	Latency time.Duration
-	// Usage is the chat model's reported usage, nil when it reported none.
-	Usage *schema.TokenUsage
-	// Err is why the round failed; nil for a successful round.
-	Err error
-	// Model names the summarizer (its Eino component type, else its Go type).
-	Model string
-	// Attempts is how many calls the summarizer made, when it records them
-	// (as summarizer/failover does); 1 otherwise.
-	Attempts int
-	// InputTokens is the counter's size of the request the round's
-	// summarizer call sent, in either Shape: every message of it (the
-	// instruction, the transcript or the agent's messages, the budget
-	// sentence) and the tool schemas sent with it, which only a
-	// cache-aligned request carries (the agent's tools); a transcript
-	// request sends none. It is what the provider bills as input, as the
-	// counter estimates it.
-	InputTokens int
-	// TranscriptTokens is the counter's size of the transcript a transcript
-	// request showed, without the instruction and tags around it: what
-	// MaxRoundInputTokens caps. 0 for a cache-aligned request, whose
-	// whole size (InputTokens) is what that cap applies to.
-	TranscriptTokens int
-	// Truncated is how many messages had a text cut in the transcript sent:
-	// by MaxTextTokens, which is on by default, or to fit
-	// MaxRoundInputTokens.
-	Truncated int
-	// Identifiers reports the identifier ledger's work in this round.
-	Identifiers IdentifierStats
-	// Shape is the request whose reply the round used: ShapeTranscript or
-	// ShapeCacheAligned (SummarizationConfig.CacheAligned).
-	Shape string
-	// AlignedFallback says why a CacheAligned compactor's round used the
-	// transcript request (FallbackToolCall, FallbackEmptyReply,
-	// FallbackOverBudget, FallbackNotSent); "" when it did not, or when
-	// CacheAligned is off.
-	AlignedFallback string
-	// CachedTokens is the prompt tokens the provider reported reading from
-	// its cache (Usage.PromptTokenDetails.CachedTokens), over the round's
-	// calls; 0 when it reported none.
-	CachedTokens int
-	// MaxOutputTokens is the max output tokens the round's calls were sent
-	// (model.WithMaxTokens): the output budget of the model's text for the
-	// replaced messages, in the compaction counter's tokens, plus a quarter
-	// of headroom; the identifier ledger's block and the tags, which code
-	// appends, are not in it. At most SummarizationConfig.MaxRoundOutputTokens
-	// when that is set. 0 when the round failed before sizing it.
-	MaxOutputTokens int
-	// OutputCap is how the round's last call sent its cap:
-	// OutputCapMaxTokens, OutputCapMaxCompletionTokens or OutputCapNone
-	// (see SummarizationConfig.MaxCompletionTokensOption); "" when no call
-	// was made.
-	OutputCap string
-	// ReasoningRoom is what the round's last call added to MaxOutputTokens
-	// for hidden reasoning, once the compactor learned its summarizer needs
-	// it (CapRetryReasoning); 0 otherwise.
-	ReasoningRoom int
-	// CapRetries says, in order, why the round made a call again with
-	// another cap (CapRetryRejected, CapRetryReasoning); nil when it did not.
-	CapRetries []string
-}
 
 // SummarizationCompactor replaces the least useful parts of a conversation
 // with summaries written by a chat model, round after round, until the
@@ -369,4 +296,151 @@ func optionalCap(name string, v *int, oldName string, old int) (int, error) {
 		return 0, fmt.Errorf("compaction: SummarizationConfig.%s must be at least 0, got %d", field, n)
 	}
 	return n, nil
+}
+
+// LedgerConfig configures the identifier ledger of a SummarizationCompactor.
+//
+// Summaries lose exact identifiers: a path, an id or an error string written
+// from memory is not the one the agent needs. Before a round the ledger
+// extracts identifiers from the messages being replaced, without any model;
+// after the summary comes back it appends those the summary lost, under a
+// "## Identifiers (verbatim)" heading, within MaxTokens: an identifier
+// without white space byte for byte, free text such as an error line marked
+// as data («Error:ˆdiskˆfull», and the summary opens with a line saying what
+// the marks mean), since the block copies tool output into a user message.
+// The full list is kept in the summary's marker under "identifiers", so a
+// later round that folds this summary into a new one carries them forward
+// even if the cap cut them from the text.
+type LedgerConfig struct {
+	// Disabled turns the ledger off. Default false: the ledger is on.
+	Disabled bool
+	// Extractors find identifiers. Default identifiers.DefaultExtractors():
+	// paths, URLs, UUIDs, hex hashes of 7+ characters, quoted error strings
+	// and error lines, and the values of tool arguments named like path,
+	// file, url, id or query. Tool-call ids are left out whatever the
+	// extractors: the messages are read without them, since once their calls
+	// are summarized they name nothing.
+	Extractors []identifiers.Extractor
+	// MaxTokens caps the size of the appended block, as measured by the
+	// compaction's counter. Must be >= 0. Default 0: a quarter of the
+	// compaction's target, at least 256 tokens and at most 8 per remembered
+	// identifier (1,600 with the default MaxRemembered), so the block grows
+	// with the room the conversation is given (docs/fidelity.md); five
+	// quarters of that in a deep compaction (Report.Deep), which replaces
+	// more.
+	MaxTokens int
+	// MaxRemembered caps how many identifiers a summary's marker records.
+	// Default 200.
+	MaxRemembered int
+}
+
+// IdentifierStats reports what the ledger found and did in one round.
+type IdentifierStats struct {
+	Found    int // identifiers in the replaced messages (and folded summaries' ledgers)
+	Survived int // of those, found in the summary as written, verbatim or marked as data
+	Appended int // lost ones appended verbatim by the ledger
+	Dropped  int // lost ones left out to respect MaxTokens
+}
+
+// SurvivalRate is Survived/Found before repair; 1 when nothing was found.
+func (s IdentifierStats) SurvivalRate() float64 { return ledger.Stats(s).SurvivalRate() }
+
+// The tiers a summarization plan can come from, in the order they are tried.
+const (
+	// TierHistoricalTurns replaces the oldest whole turns before the current task.
+	TierHistoricalTurns = "historical_turns"
+	// TierHistoricalSummaries folds two or more summaries before the current task into one.
+	TierHistoricalSummaries = "historical_summaries"
+	// TierCurrentTaskSteps replaces the oldest agent steps of the current task,
+	// sparing the newest MinKeepSteps. Once the compactor has seen its
+	// summarizer's replies, or always when ApproximateSummaryTokens is
+	// unset, a round of this tier may also take the history before the
+	// current request, when the history alone cannot reach the target; its
+	// summary then goes after the request.
+	TierCurrentTaskSteps = "current_task_steps"
+	// TierCurrentTaskSummaries folds two or more summaries inside the current task into one.
+	TierCurrentTaskSummaries = "current_task_summaries"
+)
+
+// Plan is one round's choice of messages to replace with a single summary.
+// The zero Plan (no Tier, no Indices) means nothing more can be summarized.
+type Plan struct {
+	// Tier names the rule that chose the messages (one of the Tier constants).
+	Tier string
+	// Indices are the chosen positions in the planned conversation, ascending.
+	// They need not be contiguous: messages that belong to no group (notes of
+	// other compactors, orphan tool results, mid-task system messages) stay.
+	Indices []int
+}
+
+// Empty reports whether the plan selects nothing.
+func (p Plan) Empty() bool { return len(p.Indices) == 0 }
+
+// Plan chooses what the next summarization round would replace to bring
+// messages down to target tokens as counted by counter (nil: DefaultCounter).
+// It calls no model. The four tiers are tried in order and the first that
+// applies wins:
+//
+//  1. historical turns: the fewest oldest turns before the current task, a
+//     turn's later steps counted one by one so only the older part of the
+//     last turn needed is taken (the reference takes it whole), then steps
+//     left after a summary before the first turn, with that summary; once
+//     replies are seen, the history's summaries too, and when even that
+//     cannot reach the target, the history with the task's oldest steps in
+//     one round (reported as TierCurrentTaskSteps);
+//  2. historical summaries: at least two of this compactor's summaries before
+//     the current task, folded into one;
+//  3. current-task steps: the fewest oldest agent steps, never one of the
+//     newest MinKeepSteps;
+//  4. current-task summaries: at least two summaries inside the current task.
+//
+// Once the planner plans ahead (see TierCurrentTaskSteps), the newest steps
+// that together hold a third of the target are spared besides the newest
+// MinKeepSteps, as long as the round still brings the conversation within
+// about 8 % above target; when it cannot, the round is planned without them.
+//
+// Within a tier, groups are taken oldest first until the rest of the
+// conversation plus the expected summary fits target, or all of them. A
+// tier whose groups together are no larger than the summary expected for
+// them is skipped: replacing them could not make the conversation smaller.
+// The expected summary is ApproximateSummaryTokens until the compactor has
+// seen its summarizer's replies (see SummarizationConfig).
+// The counter is asked for O(n) work per call: an AdditiveCounter measures
+// each message once; any other counter recounts the remainder per candidate.
+func (c *SummarizationCompactor) Plan(ctx context.Context, messages []*schema.Message, target int, counter TokenCounter) (Plan, error) {
+	if counter == nil {
+		counter = DefaultCounter()
+	}
+	p, err := c.planner.Plan(ctx, messages, max(target, 0), planCounter(counter), nil, false)
+	return Plan(p), err
+}
+
+// planCounter is counter as the planner takes it: the default counter's
+// *count.Approx unwrapped, so the planner reads every message's cost from the
+// cache Compact's count filled (the planner cannot see the unexported methods
+// of ApproximateTokenCounter); any other counter as it is.
+func planCounter(counter TokenCounter) tokencount.Counter {
+	if a, ok := counter.(*ApproximateTokenCounter); ok {
+		return a.approx()
+	}
+	return counter
+}
+
+// planConfig is the planner's part of the compactor's configuration: the
+// ledger's cap and the output budget reach it as functions, so that plan
+// imports neither.
+func (c *SummarizationCompactor) planConfig() planning.Config {
+	cfg := planning.Config{
+		MinKeep:  c.minKeep,
+		Approx:   c.approx,
+		MaxInput: c.maxInput,
+		OutputBudget: func(input int) int {
+			budget, _ := c.outputBudget(input)
+			return budget
+		},
+	}
+	if !c.ledger.Off() {
+		cfg.LedgerCap = func(target int) int { return c.ledger.CapFor(target) }
+	}
+	return cfg
 }
