@@ -248,7 +248,7 @@ func (h *CompactionHook) compactNow(ctx context.Context, state *hooks.State, r *
 	r.Err = nil
 	jctx := WithRequestTools(ctx, state.Tools)
 	if r.ColdCache {
-		// Nothing of the agent's prefix is cached: see aligned_cold.go.
+		// Nothing of the agent's prefix is cached: see coldCacheOf in request.go.
 		jctx = withColdCache(jctx)
 	}
 	j := h.newJob(jctx, messages, r.TokensAfter, r.Target, r)
