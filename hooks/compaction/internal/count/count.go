@@ -218,7 +218,7 @@ func (a *Approx) cost(t *render.Tally, msg *schema.Message) Cost {
 		if p.IsText {
 			continue
 		}
-		if p.Attachment.Kind == render.Image {
+		if p.Attachment.Kind == "image" {
 			cost.Flat += a.tokensPerImage
 		} else {
 			cost.Flat += a.tokensPerFile

@@ -30,7 +30,7 @@ func (p *Planner) acrossRequest(take taker, turns [][]int, sums []int, steps [][
 	if err != nil || sel == nil || slices.Max(sel) < r.Task {
 		return Plan{}, false, err
 	}
-	return Plan{Tier: CurrentTaskSteps, Indices: sel}, true, nil
+	return Plan{Tier: tierCurrentTaskSteps, Indices: sel}, true, nil
 }
 
 // foldSummaries picks summaries to merge: as many as the target asks for, but

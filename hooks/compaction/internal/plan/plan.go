@@ -31,10 +31,10 @@ import (
 // The tiers a plan can come from, in the order they are tried (the values
 // of compaction's Tier constants).
 const (
-	HistoricalTurns      = "historical_turns"
-	HistoricalSummaries  = "historical_summaries"
-	CurrentTaskSteps     = "current_task_steps"
-	CurrentTaskSummaries = "current_task_summaries"
+	tierHistoricalTurns      = "historical_turns"
+	tierHistoricalSummaries  = "historical_summaries"
+	tierCurrentTaskSteps     = "current_task_steps"
+	tierCurrentTaskSummaries = "current_task_summaries"
 )
 
 // Plan is one round's choice of messages to replace with a single summary,
@@ -276,7 +276,7 @@ func (p *Planner) historicalTurns(take taker, c candidates) (Plan, bool, error) 
 		}
 		sel, err = p.foldInto(take, sel, c.turns, c.historySums)
 	}
-	return Plan{Tier: HistoricalTurns, Indices: sel}, err != nil || sel != nil, err
+	return Plan{Tier: tierHistoricalTurns, Indices: sel}, err != nil || sel != nil, err
 }
 
 // historicalSummaries is the second tier: two or more of the history's
@@ -291,9 +291,9 @@ func (p *Planner) historicalSummaries(take taker, c candidates) (Plan, bool, err
 	// while the task's steps alone reach the target.
 	stepsSel, fits, serr := take(c.steps, 1)
 	if err == nil && serr == nil && stepsSel != nil && fits && p.plansAhead() {
-		return Plan{Tier: CurrentTaskSteps, Indices: stepsSel}, true, nil
+		return Plan{Tier: tierCurrentTaskSteps, Indices: stepsSel}, true, nil
 	}
-	return Plan{Tier: HistoricalSummaries, Indices: sel}, true, err
+	return Plan{Tier: tierHistoricalSummaries, Indices: sel}, true, err
 }
 
 // currentTaskSteps is the third tier: the oldest steps of the current task,
@@ -307,14 +307,14 @@ func (p *Planner) currentTaskSteps(take taker, c candidates) (Plan, bool, error)
 	if err == nil && sel != nil && !fits && p.plansAhead() {
 		sel, err = p.foldInto(take, sel, c.steps, c.taskSums)
 	}
-	return Plan{Tier: CurrentTaskSteps, Indices: sel}, err != nil || sel != nil, err
+	return Plan{Tier: tierCurrentTaskSteps, Indices: sel}, err != nil || sel != nil, err
 }
 
 // currentTaskSummaries is the last tier: two or more of the current task's
 // summaries folded into one.
 func currentTaskSummaries(take taker, c candidates) (Plan, bool, error) {
 	sel, err := foldSummaries(take, c.taskSums)
-	return Plan{Tier: CurrentTaskSummaries, Indices: sel}, err != nil || sel != nil, err
+	return Plan{Tier: tierCurrentTaskSummaries, Indices: sel}, err != nil || sel != nil, err
 }
 
 // plansAhead reports whether the planner may depart from the reference's

@@ -36,7 +36,7 @@ func TestFollowUpRoundMustCloseEnoughOfTheGap(t *testing.T) {
 		{"far from the target", []int{2, 3}, gap + gap/4, gap / 4, false},
 	}
 	for _, tc := range cases {
-		got, err := c.Overshoots(context.Background(), msgs, Plan{CurrentTaskSteps, tc.indices}, tc.current, tc.target, fc1)
+		got, err := c.Overshoots(context.Background(), msgs, Plan{tierCurrentTaskSteps, tc.indices}, tc.current, tc.target, fc1)
 		if err != nil {
 			t.Fatal(err)
 		}

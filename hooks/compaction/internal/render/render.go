@@ -278,10 +278,10 @@ type Kind string
 
 // The attachment kinds a rendering knows about.
 const (
-	Image Kind = "image"
-	Audio Kind = "audio"
-	Video Kind = "video"
-	File  Kind = "file"
+	kindImage Kind = "image"
+	kindAudio Kind = "audio"
+	kindVideo Kind = "video"
+	kindFile  Kind = "file"
 )
 
 // Attachment describes a non-text message part without its data. Base64
@@ -299,7 +299,7 @@ type Attachment struct {
 // "<file: NAME>" ("unnamed" when the file has no name). It is short because
 // a counter charges attachments a flat price of their own.
 func short(a Attachment) string {
-	if a.Kind == File {
+	if a.Kind == kindFile {
 		return "<file: " + orDefault(a.Name, "unnamed") + ">"
 	}
 	return "<" + string(a.Kind) + ">"
@@ -317,7 +317,7 @@ func Describe(a Attachment) string {
 	b.WriteString("<")
 	b.WriteString(string(a.Kind))
 	b.WriteString(": ")
-	if a.Kind == File {
+	if a.Kind == kindFile {
 		b.WriteString(orDefault(a.Name, "unnamed"))
 		b.WriteString(", ")
 	}
@@ -432,13 +432,13 @@ func inputPart(p schema.MessageInputPart) (Part, bool) {
 	case p.Type == schema.ChatMessagePartTypeText:
 		return Part{Text: p.Text, IsText: true}, true
 	case p.Image != nil:
-		return Part{Attachment: commonAttachment(Image, p.Image.MessagePartCommon, p.Extra)}, true
+		return Part{Attachment: commonAttachment(kindImage, p.Image.MessagePartCommon, p.Extra)}, true
 	case p.Audio != nil:
-		return Part{Attachment: commonAttachment(Audio, p.Audio.MessagePartCommon, p.Extra)}, true
+		return Part{Attachment: commonAttachment(kindAudio, p.Audio.MessagePartCommon, p.Extra)}, true
 	case p.Video != nil:
-		return Part{Attachment: commonAttachment(Video, p.Video.MessagePartCommon, p.Extra)}, true
+		return Part{Attachment: commonAttachment(kindVideo, p.Video.MessagePartCommon, p.Extra)}, true
 	case p.File != nil:
-		a := commonAttachment(File, p.File.MessagePartCommon, p.Extra)
+		a := commonAttachment(kindFile, p.File.MessagePartCommon, p.Extra)
 		a.Name = p.File.Name
 		return Part{Attachment: a}, true
 	case p.Text != "":
@@ -454,11 +454,11 @@ func outputPart(p schema.MessageOutputPart) (Part, bool) {
 	case p.Type == schema.ChatMessagePartTypeText:
 		return Part{Text: p.Text, IsText: true}, true
 	case p.Image != nil:
-		return Part{Attachment: commonAttachment(Image, p.Image.MessagePartCommon, p.Extra)}, true
+		return Part{Attachment: commonAttachment(kindImage, p.Image.MessagePartCommon, p.Extra)}, true
 	case p.Audio != nil:
-		return Part{Attachment: commonAttachment(Audio, p.Audio.MessagePartCommon, p.Extra)}, true
+		return Part{Attachment: commonAttachment(kindAudio, p.Audio.MessagePartCommon, p.Extra)}, true
 	case p.Video != nil:
-		return Part{Attachment: commonAttachment(Video, p.Video.MessagePartCommon, p.Extra)}, true
+		return Part{Attachment: commonAttachment(kindVideo, p.Video.MessagePartCommon, p.Extra)}, true
 	case p.Text != "":
 		return Part{Text: p.Text, IsText: true}, true
 	}
@@ -471,16 +471,16 @@ func legacyPart(p schema.ChatMessagePart) (Part, bool) {
 		return Part{Text: p.Text, IsText: true}, true
 	case p.ImageURL != nil:
 		u := p.ImageURL.URL
-		return Part{Attachment: Attachment{Kind: Image, MIMEType: p.ImageURL.MIMEType, URL: httpURL(&u), Extra: p.ImageURL.Extra}}, true
+		return Part{Attachment: Attachment{Kind: kindImage, MIMEType: p.ImageURL.MIMEType, URL: httpURL(&u), Extra: p.ImageURL.Extra}}, true
 	case p.AudioURL != nil:
 		u := p.AudioURL.URL
-		return Part{Attachment: Attachment{Kind: Audio, MIMEType: p.AudioURL.MIMEType, URL: httpURL(&u), Extra: p.AudioURL.Extra}}, true
+		return Part{Attachment: Attachment{Kind: kindAudio, MIMEType: p.AudioURL.MIMEType, URL: httpURL(&u), Extra: p.AudioURL.Extra}}, true
 	case p.VideoURL != nil:
 		u := p.VideoURL.URL
-		return Part{Attachment: Attachment{Kind: Video, MIMEType: p.VideoURL.MIMEType, URL: httpURL(&u), Extra: p.VideoURL.Extra}}, true
+		return Part{Attachment: Attachment{Kind: kindVideo, MIMEType: p.VideoURL.MIMEType, URL: httpURL(&u), Extra: p.VideoURL.Extra}}, true
 	case p.FileURL != nil:
 		u := p.FileURL.URL
-		return Part{Attachment: Attachment{Kind: File, MIMEType: p.FileURL.MIMEType, Name: p.FileURL.Name, URL: httpURL(&u), Extra: p.FileURL.Extra}}, true
+		return Part{Attachment: Attachment{Kind: kindFile, MIMEType: p.FileURL.MIMEType, Name: p.FileURL.Name, URL: httpURL(&u), Extra: p.FileURL.Extra}}, true
 	case p.Text != "":
 		return Part{Text: p.Text, IsText: true}, true
 	}
