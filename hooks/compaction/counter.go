@@ -254,7 +254,13 @@ const (
 
 // Attachment describes a non-text message part without its data. Base64
 // payloads and data: URLs are never copied into it, so nothing rendered from an
-// Attachment can leak them.
+// Attachment can leak them. Its fields:
+//
+//	Kind     AttachmentKind // image, audio, video or file
+//	MIMEType string         // "" when the part does not say
+//	Name     string         // file name, files only
+//	URL      string         // an http or https URL, else ""
+//	Extra    map[string]any // the part's metadata, as stored
 type Attachment = render.Attachment
 
 // DescribeAttachment is the placeholder the summarizer sees:
