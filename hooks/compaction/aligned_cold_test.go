@@ -33,7 +33,7 @@ func TestColdCacheSendsTranscriptRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := coldHook(t, c, nil, now)
-			h.prepareAt = 0
+			h.e.PrepareAt = 0
 			st := &hooks.State{Messages: ppConv("task-0", 6), LastModelCallAt: tc.last}
 			r, err := h.Decide(context.Background(), st)
 			if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
-	"github.com/einocompact/einocompact/hooks/compaction/internal/share"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/engine"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/redact"
 )
@@ -70,18 +70,7 @@ var (
 // A marker is set by code, never by the model or the user's text, so the
 // lineage cannot be claimed by what the agent writes.
 func ArchiveConversation(messages []*schema.Message) (conv string, ok bool) {
-	for _, m := range messages {
-		if ref, found := archive.RefOf(m); found {
-			if c, _, _, err := archive.ParseRef(ref); err == nil {
-				return c, true
-			}
-		}
-	}
-	a := share.AnchorIndex(messages)
-	if a < 0 {
-		return "", false
-	}
-	return archive.Conversation(PrefixDigest(messages[:a+1])), true
+	return engine.ArchiveConversation(messages)
 }
 
 // ArchiveRefOf returns the archive reference a compaction left in msg's

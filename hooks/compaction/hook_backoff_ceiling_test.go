@@ -76,7 +76,7 @@ func TestBackoffNeverHoldsACallAtTheCeiling(t *testing.T) {
 			msgs = bcGrow(t, msgs, tc.next)
 			r, _ = h.Decide(context.Background(), &hooks.State{Messages: msgs, StepCount: 11})
 			if r.BackedOff != tc.wantHeld {
-				t.Fatalf("a call at %d tokens (ceiling %.0f): BackedOff = %v, want %v", tc.next, h.ceiling(), r.BackedOff, tc.wantHeld)
+				t.Fatalf("a call at %d tokens (ceiling %.0f): BackedOff = %v, want %v", tc.next, h.e.Ceiling(), r.BackedOff, tc.wantHeld)
 			}
 			if tc.wantHeld || tc.failing {
 				return

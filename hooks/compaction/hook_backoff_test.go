@@ -208,7 +208,7 @@ func TestHookBacksOffOnlyAfterAFailure(t *testing.T) {
 			calls := len(m.prompts())
 			// One step later, grown by far less than 10 % of the window.
 			second := append(slices.Clone(tc.first), call("c9"), result("c9", "ok"))
-			if n := count(fc1, second...); float64(n) >= h.ceiling() {
+			if n := count(fc1, second...); float64(n) >= h.e.Ceiling() {
 				t.Fatalf("the second call, at %d tokens, is at the ceiling: no backoff holds it", n)
 			}
 			r, err = h.Decide(context.Background(), &hooks.State{Messages: second, StepCount: 2})

@@ -64,7 +64,7 @@ func TestCloseDoesNotFailLiveRuns(t *testing.T) {
 	<-m.started
 	closed := make(chan error, 1)
 	go func() { closed <- h.Close(context.Background()) }()
-	for !h.jobs.Closed() {
+	for !h.e.Jobs.Closed() {
 		runtime.Gosched()
 	}
 	close(m.release)

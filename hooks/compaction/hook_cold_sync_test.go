@@ -35,7 +35,7 @@ func TestColdCacheCompactsSynchronousNearTrigger(t *testing.T) {
 			c := &ppCompactor{}
 			h := coldHook(t, c, nil, now)
 			if !tc.prepare {
-				h.prepareAt = 0
+				h.e.PrepareAt = 0
 			}
 			trigger, target := h.Thresholds()
 			line := trigger - (trigger-float64(target))/3

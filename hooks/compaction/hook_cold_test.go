@@ -19,7 +19,7 @@ func coldHook(t *testing.T, c Compactor, prices *Prices, now time.Time) *Compact
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.now = func() time.Time { return now }
+	h.e.Now = func() time.Time { return now }
 	t.Cleanup(func() { _ = h.Close(context.Background()) })
 	return h
 }
@@ -99,7 +99,8 @@ func TestColdCacheInvalidatesNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := coldHook(t, &ppCompactor{}, &PricesNoCache, now)
-			h.prepareAt, h.prices = 0, &Prices{CachedInput: 0.1, Output: 8, CacheTTL: 5 * time.Minute}
+			prices := cost.Rates(Prices{CachedInput: 0.1, Output: 8, CacheTTL: 5 * time.Minute})
+			h.e.PrepareAt, h.e.Prices = 0, &prices
 			st := &hooks.State{Messages: ppConv("task-0", 6), LastModelCallAt: tc.last}
 			r, err := h.Decide(context.Background(), st)
 			if err != nil || !r.Triggered {

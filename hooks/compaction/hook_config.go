@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"time"
 
+	"github.com/cloudwego/eino/schema"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
-	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
-	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/engine"
 )
 
 // HookConfig configures a CompactionHook.
@@ -206,13 +207,81 @@ func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, e
 	if err != nil {
 		return nil, err
 	}
-	h := &CompactionHook{compactor: cfg.Compactor, counter: cfg.counter(), window: cfg.ContextWindow, at: at, to: to, prepareAt: cfg.PrepareAt,
-		onPrepared: cfg.OnPrepared, log: cfg.logger(), observer: cfg.Observer, kind: compactorType(cfg.Compactor), jobs: jobs.NewSet[*job](),
-		prices: prices, depth: depth, outputs: &cost.OutputCosts{}, now: time.Now, archive: cfg.Archive}
-	if err := h.attach(ctx, cfg); err != nil {
+	fallback, err := cfg.fallback(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h := &CompactionHook{compactor: cfg.Compactor, counter: cfg.counter(), observer: cfg.Observer, archive: cfg.Archive}
+	ec := engine.Config{Compact: bind(cfg.Compactor, h.counter), Kind: compactorType(cfg.Compactor), Counter: h.counter,
+		Window: cfg.ContextWindow, At: at, To: to, PrepareAt: cfg.PrepareAt, Log: cfg.logger(), Isolate: h.isolated,
+		CacheTTL: PricesOpenAI.CacheTTL, Fallback: fallback, Prices: prices, Depth: depth}
+	if cfg.Archive != nil {
+		ec.Archive = cfg.Archive
+	}
+	if cfg.OnPrepared != nil {
+		ec.OnPrepared = func(ctx context.Context, d engine.Done) { cfg.OnPrepared(ctx, PreparedDone(d)) }
+	}
+	if cfg.Observer != nil {
+		ec.Observe = func(ctx context.Context, r *engine.Report) { cfg.Observer.ObserveCompaction(ctx, reportOf(r)) }
+	}
+	cfg.store(&ec)
+	if h.e, err = engine.New(ec); err != nil {
 		return nil, err
 	}
 	return h, nil
+}
+
+// checkArchive refuses an Archive interface holding a nil pointer, which
+// would fail only at the first compaction.
+func checkArchive(a Archive) error {
+	if a == nil {
+		return nil
+	}
+	if v := reflect.ValueOf(a); v.Kind() == reflect.Pointer && v.IsNil() {
+		return fmt.Errorf("compaction: HookConfig.Archive is a nil %T; leave it nil for no archive", a)
+	}
+	return nil
+}
+
+// bind is c's Compact with counter bound, as the engine calls it.
+func bind(c Compactor, counter TokenCounter) engine.Compact {
+	return func(ctx context.Context, messages []*schema.Message, target int) ([]*schema.Message, error) {
+		return c.Compact(ctx, messages, target, counter)
+	}
+}
+
+// store hands cfg's Store and its settings to ec.
+func (cfg *HookConfig) store(ec *engine.Config) {
+	if cfg.Store == nil {
+		return
+	}
+	ec.Store = leaseStore{cfg.Store}
+	if id, ok := cfg.Compactor.(Identifier); ok {
+		ec.Identity = id.CompactionIdentity()
+	}
+	ec.StoreScope, ec.StoreTimeout, ec.StoreCooldown, ec.StoreLease = cfg.StoreScope, cfg.StoreTimeout, cfg.StoreCooldown, cfg.StoreLease
+	ec.StoreTTL, ec.StoreLiveness, ec.StoreMaxWait = cfg.StoreTTL, cfg.StoreLiveness, cfg.StoreMaxWait
+}
+
+// fallback returns the model-free fallback, unless DisableFallback:
+// tool-result pruning, which keeps every message and loses only old tool
+// output, then the sliding window, which forgets whole old turns and steps.
+// Neither calls a model.
+func (cfg *HookConfig) fallback(ctx context.Context) ([]engine.Stage, error) {
+	if cfg.DisableFallback {
+		return nil, nil
+	}
+	prune, err := NewToolResultPruningCompactor(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	slide, err := NewSlidingWindowCompactor(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	counter := cfg.counter()
+	return []engine.Stage{{Name: StrategyToolResultPruning, Compact: bind(prune, counter)},
+		{Name: StrategySlidingWindow, Compact: bind(slide, counter)}}, nil
 }
 
 // checkRequired checks the fields without a default: Compactor and
@@ -250,17 +319,17 @@ func (cfg *HookConfig) fractions() (at, to float64, err error) {
 // bill checks Prices and returns the hook's copy of them (nil when unset),
 // and the prices that choose a compaction's depth: Prices, or the assumed
 // PricesOpenAI when they are nil, and nil with AimAtCompactTo.
-func (cfg *HookConfig) bill() (prices, depth *Prices, err error) {
+func (cfg *HookConfig) bill() (prices, depth *cost.Rates, err error) {
 	if cfg.Prices != nil {
 		if err := cfg.Prices.Validate(); err != nil {
 			return nil, nil, fmt.Errorf("compaction: HookConfig.Prices: %w", err)
 		}
-		p := *cfg.Prices
+		p := cost.Rates(*cfg.Prices)
 		prices = &p
 	}
 	depth = prices
 	if depth == nil {
-		assumed := PricesOpenAI
+		assumed := cost.Rates(PricesOpenAI)
 		depth = &assumed
 	}
 	if cfg.AimAtCompactTo {
@@ -285,26 +354,6 @@ func (cfg *HookConfig) logger() *slog.Logger {
 	return cfg.Logger
 }
 
-// attach gives h the model-free fallback, unless DisableFallback, and the
-// sharing through Store when one is set.
-func (h *CompactionHook) attach(ctx context.Context, cfg *HookConfig) error {
-	if !cfg.DisableFallback {
-		fb, err := newFallback(ctx)
-		if err != nil {
-			return err
-		}
-		h.fallback = fb
-	}
-	if cfg.Store != nil {
-		s, err := newSharing(h, cfg)
-		if err != nil {
-			return err
-		}
-		h.sharing = s
-	}
-	return nil
-}
-
 // Limits are a CompactionHook's thresholds after defaults, for tools that
 // draw or explain its decisions (an inspector's chart, a CLI's summary).
 type Limits struct {
@@ -320,25 +369,12 @@ type Limits struct {
 
 // Limits returns the hook's thresholds after defaults.
 func (h *CompactionHook) Limits() Limits {
-	l := Limits{ContextWindow: h.window, CompactAt: h.at, CompactTo: h.to, PrepareAt: h.prepareAt}
-	if h.prepareAt > 0 {
-		l.Ceiling = h.ceiling()
+	window, at, to := h.e.Window()
+	l := Limits{ContextWindow: window, CompactAt: at, CompactTo: to, PrepareAt: h.e.PrepareAt}
+	if h.e.PrepareAt > 0 {
+		l.Ceiling = h.e.Ceiling()
 	}
 	return l
-}
-
-// ceiling is the size in tokens at or above which a triggered call is
-// compacted whatever happened before: it no longer goes out uncompacted
-// while its prepared compaction is still being written (HookConfig.PrepareAt),
-// no backoff holds it back, and no result is refused as unprofitable
-// (HookConfig.Prices). It lies halfway from CompactAt to the window, and
-// never above the fallback line (limit). Halfway leaves room below the
-// window for the one tool result that can arrive between two calls (the
-// simulation's largest are a quarter of the window), and of the ceilings
-// measured in the simulation (0.80 to 0.925 of the window) it is the
-// lowest that meets the p95 stall target; see docs/compaction.md.
-func (h *CompactionHook) ceiling() float64 {
-	return min(float64(h.window)*(h.at+(1-h.at)/2), h.limit())
 }
 
 // FallbackMargin is the share of the context window kept free for counting
@@ -352,32 +388,14 @@ func (h *CompactionHook) ceiling() float64 {
 // window in the simulation, so 5 % of the window covers it. A run died with
 // HTTP 400 at an estimate of 2,997 against a 3,000-token window (the
 // provider counted 3,008) when the fallback waited for the window itself.
-const FallbackMargin = 0.05
-
-// limit is the largest call size in tokens the hook lets go out while the
-// fallback can remove anything: ContextWindow less FallbackMargin.
-func (h *CompactionHook) limit() float64 {
-	return float64(h.window) * (1 - FallbackMargin)
-}
+const FallbackMargin = engine.FallbackMargin
 
 // Thresholds returns the trigger and target sizes in tokens before overhead:
 // ContextWindow*CompactAt, and ContextWindow*CompactTo or, when that lies
 // within 1/13 below the trigger, the largest target whose band stays below
-// the trigger (bandBelow).
-func (h *CompactionHook) Thresholds() (trigger float64, target int) {
-	trigger = float64(h.window) * h.at
-	return trigger, min(int(float64(h.window)*h.to), bandBelow(trigger))
-}
-
-// bandBelow is the largest target whose band above it stays below trigger.
-// A SummarizationCompactor stops once within target/planning.CloseEnough
-// above its target, and plans a round into that band to spare the newest
-// steps (the planner's recentShare). With CompactTo that close to CompactAt,
-// such a compaction left the call at the trigger, so the next call compacted
-// again, or above the window when CompactAt is 1 (TestHookBandBelowTrigger).
-func bandBelow(trigger float64) int {
-	return int(math.Ceil(trigger*planning.CloseEnough/(planning.CloseEnough+1))) - 1
-}
+// the trigger: a SummarizationCompactor stops within a thirteenth above its
+// target, and that band must not reach the trigger.
+func (h *CompactionHook) Thresholds() (trigger float64, target int) { return h.e.Thresholds() }
 
 // SizeFloor is an optional interface of a Compactor that cannot bring a
 // conversation below some size whatever the conversation holds.
@@ -433,7 +451,7 @@ func checkFloor(c Compactor, window int, at, to float64) error {
 		return nil
 	}
 	raw := int(float64(window) * to)
-	floor, target := f.MinimumTokens(), min(raw, bandBelow(float64(window)*at))
+	floor, target := f.MinimumTokens(), min(raw, engine.BandBelow(float64(window)*at))
 	if floor <= 0 || floor < target {
 		return nil
 	}

@@ -269,8 +269,8 @@ func TestPreparedRestInBackground(t *testing.T) {
 	st := &hooks.State{Messages: now, StepCount: 1}
 	r := dfDecide(t, h, st)
 	after := count(fc1, st.Messages...)
-	if trigger, _ := h.Thresholds(); float64(after) < trigger || float64(after) >= h.ceiling() {
-		t.Fatalf("the merged call is %d tokens; the test needs it between the trigger %v and the ceiling %v", after, trigger, h.ceiling())
+	if trigger, _ := h.Thresholds(); float64(after) < trigger || float64(after) >= h.e.Ceiling() {
+		t.Fatalf("the merged call is %d tokens; the test needs it between the trigger %v and the ceiling %v", after, trigger, h.e.Ceiling())
 	}
 	if !r.Prepared || !r.Compacted || !r.Preparing {
 		t.Fatalf("report %+v, want the prepared result applied and the rest being prepared", r)
@@ -278,7 +278,7 @@ func TestPreparedRestInBackground(t *testing.T) {
 	select { // dfPrepare took the first call's ctx: this is the rest's
 
 	case ctx := <-c.ctxs:
-		if j, _ := h.jobs.Find(st.Messages, false, time.Now()); j == nil {
+		if j, _ := h.e.Jobs.Find(st.Messages, false, time.Now()); j == nil {
 			t.Fatal("no compaction is prepared for the merged conversation")
 		}
 		select {
@@ -319,7 +319,7 @@ func TestPreparedAfterCompaction(t *testing.T) {
 			if !r.Compacted || r.Prepared || r.Preparing != tt.preparing {
 				t.Fatalf("report %+v (after: %d tokens), want preparing=%v", r, r.TokensAfter, tt.preparing)
 			}
-			if j, _ := h.jobs.Find(st.Messages, false, time.Now()); (j != nil) != tt.preparing {
+			if j, _ := h.e.Jobs.Find(st.Messages, false, time.Now()); (j != nil) != tt.preparing {
 				t.Fatalf("prepared job for the compacted conversation: %v, want %v", j != nil, tt.preparing)
 			}
 		})
@@ -342,7 +342,7 @@ func TestWaitPrepared(t *testing.T) {
 	if err := h.WaitPrepared(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	j, _ := h.jobs.Find(msgs, false, time.Now())
+	j, _ := h.e.Jobs.Find(msgs, false, time.Now())
 	if j == nil || !j.Finished() {
 		t.Fatal("after WaitPrepared the prepared compaction is not finished, or was dropped")
 	}

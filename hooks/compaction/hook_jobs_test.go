@@ -31,7 +31,7 @@ func TestPreparedJobExpiresWithoutItsConversation(t *testing.T) {
 		c := &ppCompactor{gate: make(chan struct{})}
 		h := ppHook(t, c, nil)
 		t.Cleanup(func() { close(c.gate) }) // runs before the hook's Close
-		h.jobs.MaxAge = 20 * time.Millisecond
+		h.e.Jobs.MaxAge = 20 * time.Millisecond
 		return h
 	}
 	t.Run("another conversation prepares", func(t *testing.T) {
@@ -46,7 +46,7 @@ func TestPreparedJobExpiresWithoutItsConversation(t *testing.T) {
 			t.Fatal(err)
 		}
 		key, _ := jobs.Anchor(abandoned)
-		stale := len(h.jobs.Kept(key))
+		stale := len(h.e.Jobs.Kept(key))
 		if stale != 0 {
 			t.Fatal("the job older than maxAge is still kept after another conversation prepared")
 		}
@@ -61,7 +61,7 @@ func TestPreparedJobExpiresWithoutItsConversation(t *testing.T) {
 		// Read the job from the set, not with find, which drops it once
 		// it is past maxAge.
 		key, _ := jobs.Anchor(abandoned)
-		kept := h.jobs.Kept(key)
+		kept := h.e.Jobs.Kept(key)
 		if len(kept) != 1 {
 			t.Fatalf("%d jobs prepared for the conversation, want 1", len(kept))
 		}
@@ -73,8 +73,8 @@ func TestPreparedJobExpiresWithoutItsConversation(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatal("the job still runs 30 s after its 20 ms maxAge: the summarizer call was not cancelled")
 		}
-		if !errors.Is(kept[0].err, context.DeadlineExceeded) {
-			t.Fatalf("the job ended with %v, want its maxAge deadline", kept[0].err)
+		if !errors.Is(kept[0].Err(), context.DeadlineExceeded) {
+			t.Fatalf("the job ended with %v, want its maxAge deadline", kept[0].Err())
 		}
 	})
 }
@@ -116,7 +116,7 @@ func TestCloseRacesPrepare(t *testing.T) {
 			t.Fatal(err)
 		}
 		closed.Store(true)
-		if n := h.jobs.Running(); n != 0 {
+		if n := h.e.Jobs.Running(); n != 0 {
 			// Runs still compacting synchronously after Close do so inline.
 			t.Logf("round %d: %d jobs running after Close", round, n)
 		}
@@ -124,7 +124,7 @@ func TestCloseRacesPrepare(t *testing.T) {
 		if n := late.Load(); n != 0 {
 			t.Fatalf("round %d: OnPrepared called %d times after Close returned", round, n)
 		}
-		kept := h.jobs.Len()
+		kept := h.e.Jobs.Len()
 		if kept != 0 {
 			t.Fatalf("round %d: %d prepared jobs kept after Close", round, kept)
 		}
@@ -145,7 +145,7 @@ func TestPreparedJobsBoundedOverManyConversations(t *testing.T) {
 	if err := h.WaitPrepared(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	kept, keys, total := h.jobs.Sizes()
+	kept, keys, total := h.e.Jobs.Sizes()
 	if kept > jobs.DefaultMaxJobs || keys > jobs.DefaultMaxJobs || total != kept {
 		t.Fatalf("count %d, %d keys, %d jobs in the map; want at most %d and count == jobs", kept, keys, total, jobs.DefaultMaxJobs)
 	}

@@ -49,7 +49,7 @@ func TestPreparedResultNoLargerThanSynchronous(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = h.Close(ctx) })
 	trigger, syncTarget := h.Thresholds()
-	halfway := (trigger + h.ceiling()) / 2
+	halfway := (trigger + h.e.Ceiling()) / 2
 	cases := []struct {
 		name      string
 		prepareAt int // the conversation's size when the compaction is prepared

@@ -197,8 +197,8 @@ func TestPreparedAgainAfterFailure(t *testing.T) {
 				}
 				if tc.cancelFirst && step == first {
 					<-release
-					j, _ := h.jobs.Find(msgs, false, time.Now())
-					j.cancel()
+					j, _ := h.e.Jobs.Find(msgs, false, time.Now())
+					j.Cancel()
 				}
 				if err := h.WaitPrepared(ctx); err != nil {
 					t.Fatal(err)

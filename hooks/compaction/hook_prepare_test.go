@@ -132,7 +132,7 @@ func ppPrepared(t *testing.T, h *CompactionHook) []*schema.Message {
 // ppWaitPrepared waits until the job prepared for msgs finished.
 func ppWaitPrepared(t *testing.T, h *CompactionHook, msgs []*schema.Message) {
 	t.Helper()
-	j, _ := h.jobs.Find(msgs, false, time.Now())
+	j, _ := h.e.Jobs.Find(msgs, false, time.Now())
 	if j == nil {
 		t.Fatal("no compaction was prepared for the conversation")
 	}
@@ -374,7 +374,7 @@ func TestPreparedStillRunningAtTrigger(t *testing.T) {
 	// call waits for it.
 	time.Sleep(30 * time.Millisecond)
 	now := msgs
-	for i := 4; float64(count(fc1, now...)) < h.ceiling(); i++ {
+	for i := 4; float64(count(fc1, now...)) < h.e.Ceiling(); i++ {
 		now = ppStep(now, "task-0", i)
 	}
 	st := &hooks.State{Messages: now}
@@ -405,7 +405,7 @@ func TestPreparedTopUp(t *testing.T) {
 	h := ppHook(t, c, nil)
 	ctx := context.Background()
 	msgs := ppPrepared(t, h)
-	huge := append(msgs[:len(msgs):len(msgs)], call("big"), result("big", rep("y", h.window)))
+	huge := append(msgs[:len(msgs):len(msgs)], call("big"), result("big", rep("y", h.Limits().ContextWindow)))
 	now := ppStep(huge, "task-0", 5)
 	st := &hooks.State{Messages: now}
 	r, err := h.Decide(ctx, st)
@@ -471,13 +471,13 @@ func TestPreparedBounds(t *testing.T) {
 		t.Parallel()
 		c := &ppCompactor{gate: make(chan struct{})}
 		h := ppHook(t, c, nil)
-		h.jobs.MaxJobs = 2
+		h.e.Jobs.MaxJobs = 2
 		for i := range 3 {
 			if _, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv(fmt.Sprintf("task-%d", i), 4)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if kept, running := h.jobs.Len(), h.jobs.Running(); kept != 2 || running != 2 {
+		if kept, running := h.e.Jobs.Len(), h.e.Jobs.Running(); kept != 2 || running != 2 {
 			t.Fatalf("%d compactions kept and %d running with room for 2", kept, running)
 		}
 		close(c.gate)
@@ -486,7 +486,7 @@ func TestPreparedBounds(t *testing.T) {
 		t.Parallel()
 		c := &ppCompactor{}
 		h := ppHook(t, c, nil)
-		h.jobs.MaxAge = time.Nanosecond
+		h.e.Jobs.MaxAge = time.Nanosecond
 		msgs := ppConv("task-0", 4)
 		if _, err := h.Decide(context.Background(), &hooks.State{Messages: msgs}); err != nil {
 			t.Fatal(err)
@@ -496,8 +496,8 @@ func TestPreparedBounds(t *testing.T) {
 		if err != nil || r.Prepared || !r.Compacted {
 			t.Fatalf("err=%v prepared=%v compacted=%v, want the expired job ignored and a synchronous compaction", err, r.Prepared, r.Compacted)
 		}
-		if h.jobs.Len() != 0 {
-			t.Fatalf("%d jobs kept after expiry", h.jobs.Len())
+		if h.e.Jobs.Len() != 0 {
+			t.Fatalf("%d jobs kept after expiry", h.e.Jobs.Len())
 		}
 	})
 }
@@ -552,8 +552,8 @@ func TestCloseCancelsPreparedJobs(t *testing.T) {
 	if err := h.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if h.jobs.Running() != 0 || h.jobs.Len() != 0 {
-		t.Fatalf("after Close: %d running, %d kept", h.jobs.Running(), h.jobs.Len())
+	if h.e.Jobs.Running() != 0 || h.e.Jobs.Len() != 0 {
+		t.Fatalf("after Close: %d running, %d kept", h.e.Jobs.Running(), h.e.Jobs.Len())
 	}
 	close(c.gate)
 	if _, err := h.Decide(context.Background(), &hooks.State{Messages: ppConv("task-1", 4)}); err != nil {

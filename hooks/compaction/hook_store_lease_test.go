@@ -22,7 +22,7 @@ func TestSharedPreparedWaitGivesWayToOwnCompaction(t *testing.T) {
 	h := stHook(t, c, store, nil)
 	ctx := context.Background()
 	msgs := ppConv("task-0", 4) // at PrepareAt
-	conv, key, ok := h.storeKeys(msgs, len(msgs))
+	conv, key, ok := h.e.StoreKeys(msgs, len(msgs))
 	if !ok {
 		t.Fatal("no store keys")
 	}

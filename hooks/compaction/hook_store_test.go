@@ -179,7 +179,7 @@ func TestSharedEntryChecked(t *testing.T) {
 	t.Parallel()
 	conv := ppConv("task-0", 6)
 	good := func(h *CompactionHook) share.Entry {
-		_, key, _ := h.storeKeys(conv, len(conv))
+		_, key, _ := h.e.StoreKeys(conv, len(conv))
 		last := LastAssistantIndex(conv)
 		return share.Entry{Key: key, Length: len(conv), Result: append([]*schema.Message{conv[0], conv[1], NewSummaryMessage("steps", last-2)}, conv[last:]...)}
 	}
@@ -201,7 +201,7 @@ func TestSharedEntryChecked(t *testing.T) {
 		{"copied from another key", func(h *CompactionHook) []byte {
 			e := good(h)
 			other := ppConv("task-1", 6)
-			_, e.Key, _ = h.storeKeys(other, len(other))
+			_, e.Key, _ = h.e.StoreKeys(other, len(other))
 			b, _ := share.Encode(e)
 			return b
 		}, false},
@@ -240,7 +240,7 @@ func TestSharedEntryChecked(t *testing.T) {
 			c := idCompactor{&ppCompactor{}, "pp"}
 			h := stHook(t, c, store, func(cfg *HookConfig) { cfg.PrepareAt = 0 })
 			ctx := context.Background()
-			convKey, key, _ := h.storeKeys(conv, len(conv))
+			convKey, key, _ := h.e.StoreKeys(conv, len(conv))
 			lease, err := store.Claim(ctx, convKey, key, time.Minute)
 			if err != nil || !lease.Held() {
 				t.Fatalf("claim: %v %v", lease, err)

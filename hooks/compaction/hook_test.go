@@ -307,7 +307,7 @@ func TestEstimate(t *testing.T) {
 		{"tools ignored when reported", msgs, []*schema.ToolInfo{lookup}, 5000, 5000 + 414/4},
 	}
 	for _, tc := range tests {
-		got, err := h.estimate(ctx, tc.msgs, tc.tools, tc.ctx)
+		got, err := h.e.Estimate(ctx, tc.msgs, tc.tools, tc.ctx)
 		if err != nil || got != tc.want {
 			t.Errorf("%s: Estimate = %d, %v; want %d", tc.name, got, err, tc.want)
 		}
@@ -315,7 +315,7 @@ func TestEstimate(t *testing.T) {
 	// Write-back consistency: feeding back what the hook would write gives
 	// the full count within the one separator the split loses.
 	written := count(fc4, msgs[:2]...)
-	again, _ := h.estimate(ctx, msgs, nil, written)
+	again, _ := h.e.Estimate(ctx, msgs, nil, written)
 	if full := count(fc4, msgs...); again < full-2 || again > full+2 {
 		t.Errorf("re-estimate %d drifts from the full count %d", again, full)
 	}

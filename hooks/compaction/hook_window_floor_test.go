@@ -18,7 +18,7 @@ func TestHookFloorOfEveryWindow(t *testing.T) {
 		if err != nil {
 			t.Fatalf("window %d: %v", window, err)
 		}
-		got, fifth := h.verbatimFloor(), window/5
+		got, fifth := h.e.VerbatimFloor(), window/5
 		if got < fifth || got > window || (window >= 1000 && float64(got) > 0.2021*float64(window)+1) {
 			t.Errorf("window %d: floor %d, want a fifth (%d) and at most 0.2 %% more", window, got, fifth)
 		}

@@ -11,9 +11,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
-	"github.com/einocompact/einocompact/hooks/compaction/internal/ledger"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
-	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
 // lrSteps are tool steps naming path, each result long enough that a few
@@ -26,43 +24,6 @@ func lrSteps(prefix string, paths ...string) []*schema.Message {
 			schema.ToolMessage(rep("line of "+p+"\n", 40), id, schema.WithToolName("read_file")))
 	}
 	return out
-}
-
-// TestArchivePointerKeepsTheSummaryReadable: the archive's pointer line
-// after a summary's closing tag is not part of the summary: its body, its
-// ledger block and the identifiers a fold reads from it are what they are
-// without the pointer. Before, the pointer hid the closing tag, so the
-// block was not found (a fold lost the identifiers only it listed) and the
-// tags were read as conversation text ("/conversation_summary").
-func TestArchivePointerKeepsTheSummaryReadable(t *testing.T) {
-	t.Parallel()
-	a := arcNew(t, t.TempDir())
-	conv := arcConv(t, "task")
-	ref := arcPut(t, a, conv, user("replaced"))
-	plain := summarytext.New("## Work completed\n- read manifests\n\n"+summarytext.LedgerHeading+"\n- deploy/prod.yaml\n- call_b2", 4, nil)
-	pointed := withArchivePointer(plain, summarytext.Pointer(4, ref), ref)
-	if !strings.HasSuffix(pointed.Content, "\n"+summarytext.Pointer(4, ref)) {
-		t.Fatalf("the pointer is not the last line: %q", pointed.Content)
-	}
-	if got, want := transcript.SummaryBody(pointed), transcript.SummaryBody(plain); got != want {
-		t.Fatalf("summary body with the pointer:\n%q\nwant\n%q", got, want)
-	}
-	if got, want := summarytext.BlockValues(pointed.Content), summarytext.BlockValues(plain.Content); len(want) != 2 || !slices.Equal(got, want) {
-		t.Fatalf("ledger block values with the pointer %q, want %q", got, want)
-	}
-	_, block, _ := SplitLedger(pointed.Content)
-	if _, want, _ := SplitLedger(plain.Content); block != want {
-		t.Fatalf("SplitLedger's block with the pointer %q, want %q", block, want)
-	}
-	l, err := ledger.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range l.Collect([]*schema.Message{pointed}, []int{0}) {
-		if strings.Contains(e.Value(), "conversation_summary") || strings.Contains(e.Value(), "arc1-") {
-			t.Fatalf("the fold reads %q as an identifier of the conversation", e.Value())
-		}
-	}
 }
 
 // TestLedgerNamesArchiveReferences: with an archive, a second summary's

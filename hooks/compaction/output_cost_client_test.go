@@ -59,10 +59,10 @@ func TestReasoningCostLearnedThroughTheClient(t *testing.T) {
 					t.Fatalf("round %d usage %+v, want %d reasoning tokens on the wire", i, rd.Usage, tc.want)
 				}
 			}
-			if got := h.outputs.Reasoning(); got != tc.want {
+			if got := h.e.Outputs.Reasoning(); got != tc.want {
 				t.Fatalf("learned reasoning per round %d, want %d", got, tc.want)
 			}
-			cyc, err := h.cycleOf(ctx, reasoningConversation(), first.Estimated)
+			cyc, err := h.e.CycleOf(ctx, reasoningConversation(), first.Estimated)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -76,7 +76,7 @@ func TestReasoningSummarizerGetsDeeperCompactions(t *testing.T) {
 				t.Fatalf("second compaction: compacted %v, err %v", second.Compacted, err)
 			}
 			if second.Deep != tc.deep {
-				t.Errorf("second compaction Deep %v, want %v (learned reasoning per round %d)", second.Deep, tc.deep, h.outputs.Reasoning())
+				t.Errorf("second compaction Deep %v, want %v (learned reasoning per round %d)", second.Deep, tc.deep, h.e.Outputs.Reasoning())
 			}
 		})
 	}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/cloudwego/eino/schema"
 )
 
 func TestRecallToolInfo(t *testing.T) {
@@ -121,27 +119,6 @@ func TestRecallToolRefuses(t *testing.T) {
 	for _, args := range []string{`not json`, `{}`, `{"reference":"x","page":-1}`} {
 		if _, err := tl.InvokableRun(ctx, args); err == nil {
 			t.Fatalf("arguments %s were accepted", args)
-		}
-	}
-}
-
-// TestMissingIndexesByContent: a copy of a message (another pointer, the
-// same content) counts as held; a second occurrence counts once.
-func TestMissingIndexesByContent(t *testing.T) {
-	t.Parallel()
-	x := user("x")
-	cp := *x
-	for _, tc := range []struct {
-		name string
-		a, b []*schema.Message
-		want []int
-	}{
-		{"copy is held", []*schema.Message{x}, []*schema.Message{&cp}, nil},
-		{"twice in a, once in b", []*schema.Message{x, &cp}, []*schema.Message{x}, []int{1}},
-		{"different content", []*schema.Message{user("y"), x}, []*schema.Message{x}, []int{0}},
-	} {
-		if got := missingIndexes(tc.a, tc.b); fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -3,14 +3,12 @@ package compaction
 import (
 	"context"
 	"reflect"
-	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/schema"
-
-	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/engine"
 )
 
 // Report is what one triggered run of a CompactionHook found and did. The
@@ -201,45 +199,32 @@ type ObserverFunc func(ctx context.Context, r Report)
 // ObserveCompaction calls f.
 func (f ObserverFunc) ObserveCompaction(ctx context.Context, r Report) { f(ctx, r) }
 
-// roundLog collects the rounds of one compaction; it travels in the
-// compactor's ctx so that a compactor shared by many runs keeps no state.
-type roundLog struct {
-	mu     sync.Mutex
-	rounds []Round
-	// outputs, when set, learns from each round's usage what the
-	// summarizer bills as output (the hook's cost model).
-	outputs *cost.OutputCosts
-}
-
-type roundLogKey struct{}
-
-func withRoundLog(ctx context.Context, outputs *cost.OutputCosts) (context.Context, *roundLog) {
-	l := &roundLog{outputs: outputs}
-	return context.WithValue(ctx, roundLogKey{}, l), l
-}
-
-func (l *roundLog) take() []Round {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.rounds
-}
-
 // reportRound adds r to the Report of the compaction running under ctx. A
 // compactor calls it once per summarizer round; outside a CompactionHook it
 // does nothing.
 func reportRound(ctx context.Context, r Round) {
-	l, ok := ctx.Value(roundLogKey{}).(*roundLog)
-	if !ok {
-		return
+	engine.ReportRound(ctx, engine.Round{Usage: r.Usage, Err: r.Err, Data: r})
+}
+
+// reportOf copies the engine's report out; TestReportCopiesEveryField
+// checks that no field is left behind.
+func reportOf(r *engine.Report) Report {
+	out := Report{Step: r.Step, Estimated: r.Estimated, ProviderTokens: r.ProviderTokens, Trigger: r.Trigger,
+		Triggered: r.Triggered, Overhead: r.Overhead, Target: r.Target, Deep: r.Deep, keep: r.Keep, Compacted: r.Compacted,
+		BackedOff: r.BackedOff, StepGrowth: r.StepGrowth, RoomSteps: r.RoomSteps, Deeper: r.Deeper, NoRoom: r.NoRoom,
+		RoomHeld: r.RoomHeld, Overflow: r.Overflow, MessagesBefore: r.MessagesBefore, MessagesAfter: r.MessagesAfter,
+		TokensBefore: r.TokensBefore, TokensAfter: r.TokensAfter, Duration: r.Duration, Err: r.Err, Fallback: r.Fallback,
+		ArchiveRef: r.ArchiveRef, Prepared: r.Prepared, Shared: r.Shared, Stall: r.Stall, Deferred: r.Deferred,
+		Preparing: r.Preparing, InvalidatedTokens: r.InvalidatedTokens, ColdCache: r.ColdCache, Unprofitable: r.Unprofitable}
+	if len(r.Rounds) > 0 {
+		out.Rounds = make([]Round, 0, len(r.Rounds))
+		for _, rd := range r.Rounds {
+			if v, ok := rd.Data.(Round); ok {
+				out.Rounds = append(out.Rounds, v)
+			}
+		}
 	}
-	if l.outputs != nil {
-		// Every round is paid for, whether its compaction is applied,
-		// dropped unused or abandoned.
-		l.outputs.Observe(r.Usage)
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.rounds = append(l.rounds, r)
+	return out
 }
 
 // ComponentCompaction is the Eino component kind under which a CompactionHook
@@ -257,7 +242,7 @@ type CompactionInput struct {
 
 // callbackRunInfo names the compaction for Eino callback handlers.
 func (h *CompactionHook) callbackRunInfo() *callbacks.RunInfo {
-	return &callbacks.RunInfo{Name: h.Name(), Type: h.kind, Component: ComponentCompaction}
+	return &callbacks.RunInfo{Name: h.Name(), Type: h.e.Kind(), Component: ComponentCompaction}
 }
 
 // isolated returns a ctx for the compactor's own model calls that carries no
@@ -265,7 +250,7 @@ func (h *CompactionHook) callbackRunInfo() *callbacks.RunInfo {
 // a message of the agent, in its stream or in its cost tracking; its usage is
 // in the Report instead. Handlers registered globally still see it.
 func (h *CompactionHook) isolated(ctx context.Context) context.Context {
-	return callbacks.InitCallbacks(ctx, &callbacks.RunInfo{Name: "compaction-summarizer", Type: h.kind, Component: ComponentCompaction})
+	return callbacks.InitCallbacks(ctx, &callbacks.RunInfo{Name: "compaction-summarizer", Type: h.e.Kind(), Component: ComponentCompaction})
 }
 
 func compactorType(c Compactor) string {

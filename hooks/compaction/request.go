@@ -124,18 +124,9 @@ func AlignedSpan(prompt []*schema.Message) ([]int, bool) { return request.Span(p
 // concerned: its request follows the agent's call, which has just written
 // the cache again.
 
-type coldCacheKey struct{}
-
-// withColdCache marks ctx as the compaction of a call whose cache is cold.
-func withColdCache(ctx context.Context) context.Context {
-	return context.WithValue(ctx, coldCacheKey{}, true)
-}
-
-// coldCacheOf reports whether ctx is marked by withColdCache.
-func coldCacheOf(ctx context.Context) bool {
-	cold, _ := ctx.Value(coldCacheKey{}).(bool)
-	return cold
-}
+// coldCacheOf reports whether ctx is the compaction of a call whose cache is
+// cold (request.WithColdCache, set by the hook).
+func coldCacheOf(ctx context.Context) bool { return request.ColdCache(ctx) }
 
 // How a round's last summarizer call sent its output cap (Round.OutputCap).
 const (

@@ -27,6 +27,10 @@ type roomSpy struct {
 	asked []planning.Deep // per call; keep 0: not asked deep
 }
 
+// roomWanted is the room, in median steps, the engine wants a compaction
+// to leave below the trigger (internal/engine, room.go).
+const roomWanted = 2
+
 func (s *roomSpy) Compact(ctx context.Context, msgs []*schema.Message, _ int, counter TokenCounter) ([]*schema.Message, error) {
 	d, deepAsked := planning.DeepOf(ctx)
 	s.mu.Lock()
@@ -122,7 +126,7 @@ func TestCompactionGoesDeeperToBuyRoom(t *testing.T) {
 			if calls[0].Keep != 0 {
 				t.Fatalf("the first call asked for a deep compaction (floor %d): the test needs a shallow first result", calls[0].Keep)
 			}
-			if floor := h.verbatimFloor(); calls[1].Keep != floor {
+			if floor := h.e.VerbatimFloor(); calls[1].Keep != floor {
 				t.Errorf("the second call's floor is %d tokens, want the verbatim floor %d", calls[1].Keep, floor)
 			}
 			growth := count(fc1, msgs[2:4]...)
@@ -135,8 +139,8 @@ func TestCompactionGoesDeeperToBuyRoom(t *testing.T) {
 					t.Errorf("room %.2f steps (want >= %v), Deeper %v, Deep %v, NoRoom %v", room, tc.wantRoom, r.Deeper, r.Deep, r.NoRoom)
 				}
 				tail := state.Messages[3:]
-				if held := count(fc1, tail...); held < h.verbatimFloor() {
-					t.Errorf("%d tokens kept verbatim, below the floor %d", held, h.verbatimFloor())
+				if held := count(fc1, tail...); held < h.e.VerbatimFloor() {
+					t.Errorf("%d tokens kept verbatim, below the floor %d", held, h.e.VerbatimFloor())
 				}
 			} else if room >= roomWanted || r.Deeper || !r.NoRoom || r.Err != nil {
 				t.Errorf("room %.2f steps, Deeper %v, NoRoom %v, Err %v; want the first result reported as buying no room", room, r.Deeper, r.NoRoom, r.Err)
@@ -184,8 +188,8 @@ func TestHookHoldsACompactionThatBoughtNoRoom(t *testing.T) {
 		if err != nil || !r.Triggered {
 			t.Fatalf("call at %d: triggered %v, err %v", r.Estimated, r.Triggered, err)
 		}
-		if float64(r.Estimated) >= h.ceiling() {
-			t.Fatalf("the call at %d is at the ceiling %.0f already: the test grows too fast", r.Estimated, h.ceiling())
+		if float64(r.Estimated) >= h.e.Ceiling() {
+			t.Fatalf("the call at %d is at the ceiling %.0f already: the test grows too fast", r.Estimated, h.e.Ceiling())
 		}
 		if !r.RoomHeld || r.Compacted || len(spy.calls()) != afterFirst {
 			t.Fatalf("call at %d below the ceiling: RoomHeld %v, compacted %v, %d compactor calls (want %d)",
@@ -202,8 +206,8 @@ func TestHookHoldsACompactionThatBoughtNoRoom(t *testing.T) {
 	// At the ceiling: compacted as usual.
 	grow(2)
 	r, err = h.Decide(ctx, state)
-	if err != nil || float64(r.Estimated) < h.ceiling() {
-		t.Fatalf("call at %d, ceiling %.0f, err %v", r.Estimated, h.ceiling(), err)
+	if err != nil || float64(r.Estimated) < h.e.Ceiling() {
+		t.Fatalf("call at %d, ceiling %.0f, err %v", r.Estimated, h.e.Ceiling(), err)
 	}
 	if r.RoomHeld || !r.Compacted || len(spy.calls()) == calls {
 		t.Errorf("call at the ceiling: RoomHeld %v, compacted %v", r.RoomHeld, r.Compacted)
@@ -232,7 +236,7 @@ func TestStepGrowth(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := h.stepGrowth(context.Background(), tc.msgs)
+			got, err := h.e.StepGrowth(context.Background(), tc.msgs)
 			if err != nil || got != max(tc.want, 100) {
 				t.Errorf("stepGrowth = %d, %v; want %d", got, err, max(tc.want, 100))
 			}

@@ -128,3 +128,29 @@ func (s *MemoryStore) Renew(ctx context.Context, l Lease, ttl time.Duration) err
 // Wait implements Store. A lease that expires without a Publish is noticed
 // at its expiry.
 func (s *MemoryStore) Wait(ctx context.Context, key string) error { return s.m.Wait(ctx, key) }
+
+// leaseStore is a Store as the engine calls it, with share.Lease for Lease.
+type leaseStore struct{ s Store }
+
+func (l leaseStore) Lookup(ctx context.Context, conv string) ([]string, error) {
+	return l.s.Lookup(ctx, conv)
+}
+
+func (l leaseStore) Load(ctx context.Context, key string) ([]byte, bool, error) {
+	return l.s.Load(ctx, key)
+}
+
+func (l leaseStore) Claim(ctx context.Context, conv, key string, ttl time.Duration) (share.Lease, error) {
+	lease, err := l.s.Claim(ctx, conv, key, ttl)
+	return share.Lease(lease), err
+}
+
+func (l leaseStore) Renew(ctx context.Context, lease share.Lease, ttl time.Duration) error {
+	return l.s.Renew(ctx, Lease(lease), ttl)
+}
+
+func (l leaseStore) Publish(ctx context.Context, lease share.Lease, entry []byte, ttl time.Duration) error {
+	return l.s.Publish(ctx, Lease(lease), entry, ttl)
+}
+
+func (l leaseStore) Wait(ctx context.Context, key string) error { return l.s.Wait(ctx, key) }

@@ -1,4 +1,4 @@
-package compaction
+package engine
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
 
@@ -19,28 +20,6 @@ import (
 // the part no compactor removes reaches the target alone, the bill (how deep
 // a compaction goes and whether it pays for itself, HookConfig.Prices), and
 // the cache's clock (Prices.CacheTTL).
-
-// fallbackStage is one model-free compactor the hook falls back on, with
-// the name Report.Fallback gives it.
-type fallbackStage struct {
-	name      string
-	compactor Compactor
-}
-
-// newFallback returns the default fallback: tool-result pruning, which
-// keeps every message and loses only old tool output, then the sliding
-// window, which forgets whole old turns and steps. Neither calls a model.
-func newFallback(ctx context.Context) ([]fallbackStage, error) {
-	prune, err := NewToolResultPruningCompactor(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	slide, err := NewSlidingWindowCompactor(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	return []fallbackStage{{StrategyToolResultPruning, prune}, {StrategySlidingWindow, slide}}, nil
-}
 
 // fallBack runs when a triggered compaction left the coming call estimated
 // above the fallback line, ContextWindow less FallbackMargin, whatever the
@@ -54,7 +33,7 @@ func newFallback(ctx context.Context) ([]fallbackStage, error) {
 // previous one's output, stopping once the target is reached, and applies
 // the result as any compaction. r.Fallback names the stages that changed
 // something; r.Err keeps the cause, if any.
-func (h *CompactionHook) fallBack(ctx context.Context, state *hooks.State, r *Report) {
+func (h *Engine) fallBack(ctx context.Context, state *hooks.State, r *Report) {
 	if len(h.fallback) == 0 || ctx.Err() != nil {
 		return
 	}
@@ -69,9 +48,9 @@ func (h *CompactionHook) fallBack(ctx context.Context, state *hooks.State, r *Re
 	current, size := snapshot, r.TokensAfter
 	var used []string
 	for _, st := range h.fallback {
-		out, err := st.compactor.Compact(ctx, current, r.Target, h.counter)
+		out, err := st.Compact(ctx, current, r.Target)
 		if err != nil {
-			h.log.WarnContext(ctx, "compaction fallback failed", "step", r.BeforeStep(), "fallback", st.name, "error", err.Error())
+			h.log.WarnContext(ctx, "compaction fallback failed", "step", r.BeforeStep(), "fallback", st.Name, "error", err.Error())
 			break
 		}
 		if out == nil {
@@ -81,7 +60,7 @@ func (h *CompactionHook) fallBack(ctx context.Context, state *hooks.State, r *Re
 			h.log.WarnContext(ctx, "compaction fallback failed: counting its result", "step", r.BeforeStep(), "error", err.Error())
 			return
 		}
-		current, used = out, append(used, st.name)
+		current, used = out, append(used, st.Name)
 		if size <= r.Target {
 			break
 		}
@@ -118,9 +97,9 @@ func (h *CompactionHook) fallBack(ctx context.Context, state *hooks.State, r *Re
 // warnFixedPart logs a warning when the leading system messages and the tool
 // schemas, which no compactor removes, already reach the target: compaction
 // then runs on every call and never gets there.
-func (h *CompactionHook) warnFixedPart(ctx context.Context, messages []*schema.Message, tools []*schema.ToolInfo, target int) {
+func (h *Engine) warnFixedPart(ctx context.Context, messages []*schema.Message, tools []*schema.ToolInfo, target int) {
 	end := 0
-	for end < len(messages) && messages[end] != nil && messages[end].Role == schema.System && !HasMarkerKey(messages[end]) {
+	for end < len(messages) && messages[end] != nil && messages[end].Role == schema.System && !message.HasKey(messages[end]) {
 		end++
 	}
 	fixed, err := h.counter.Count(ctx, messages[:end], tools)
@@ -132,13 +111,13 @@ func (h *CompactionHook) warnFixedPart(ctx context.Context, messages []*schema.M
 		"fixed_tokens", fixed, "target_tokens", target, "system_messages", end, "tools", len(tools))
 }
 
-// cycleOf describes the compaction of messages, estimated at est tokens for
+// CycleOf describes the compaction of messages, estimated at est tokens for
 // the coming call, for the cost model of HookConfig.Prices: what stays at
 // the front (the leading system messages), and what a call adds (the last
 // step: the last assistant reply and what followed it, at least 1 % of the
 // window), and the hidden reasoning a summarizer round bills as output, as
 // learned from the rounds' usage.
-func (h *CompactionHook) cycleOf(ctx context.Context, messages []*schema.Message, est int) (cost.Cycle, error) {
+func (h *Engine) CycleOf(ctx context.Context, messages []*schema.Message, est int) (cost.Cycle, error) {
 	lead := 0
 	for lead < len(messages) && messages[lead] != nil && messages[lead].Role == schema.System {
 		lead++
@@ -147,14 +126,14 @@ func (h *CompactionHook) cycleOf(ctx context.Context, messages []*schema.Message
 	if err != nil {
 		return cost.Cycle{}, fmt.Errorf("compaction: counting the system prompt: %w", err)
 	}
-	last := max(LastAssistantIndex(messages), lead)
+	last := max(message.LastAssistant(messages), lead)
 	growth, err := h.counter.Count(ctx, messages[last:], nil)
 	if err != nil {
 		return cost.Cycle{}, fmt.Errorf("compaction: counting the last step: %w", err)
 	}
 	trigger, _ := h.Thresholds()
 	return cost.Cycle{Estimate: est, Trigger: int(trigger), Prefix: prefix, Growth: max(growth, h.window/100, 1),
-		Reasoning: h.outputs.Reasoning()}, nil
+		Reasoning: h.Outputs.Reasoning()}, nil
 }
 
 // billKeep decides how deep the compaction of messages, estimated at est
@@ -164,20 +143,20 @@ func (h *CompactionHook) cycleOf(ctx context.Context, messages []*schema.Message
 // usual tokens, and keep, the verbatim floor, when the cost model finds a
 // compaction that keeps the newest keep tokens verbatim and summarizes
 // everything older cheaper per call.
-func (h *CompactionHook) billKeep(ctx context.Context, messages []*schema.Message, est, overhead, usual, keep int) (int, error) {
+func (h *Engine) billKeep(ctx context.Context, messages []*schema.Message, est, overhead, usual, keep int) (int, error) {
 	if h.depth == nil {
 		return -1, nil
 	}
-	c, err := h.cycleOf(ctx, messages, est)
+	c, err := h.CycleOf(ctx, messages, est)
 	if err != nil {
 		return -1, err
 	}
-	return c.Keep(cost.Rates(*h.depth), overhead, usual, keep), nil
+	return c.Keep(*h.depth, overhead, usual, keep), nil
 }
 
-// verbatimFloor is how many of the newest tokens a deep compaction keeps
+// VerbatimFloor is how many of the newest tokens a deep compaction keeps
 // verbatim: cost.FloorPermille thousandths of the window, rounded up.
-func (h *CompactionHook) verbatimFloor() int {
+func (h *Engine) VerbatimFloor() int {
 	return cost.Floor(h.window)
 }
 
@@ -190,14 +169,14 @@ func (h *CompactionHook) verbatimFloor() int {
 // would make the call compact synchronously, paying the summarizer again
 // and stalling the agent.
 // left is the counter's size of after.
-func (h *CompactionHook) weigh(ctx context.Context, before, after []*schema.Message, left int, r *Report) (bool, error) {
-	if h.prices != nil && h.prepareAt == 0 && float64(r.Estimated) < h.ceiling() {
-		c, err := h.cycleOf(ctx, before, r.Estimated)
+func (h *Engine) weigh(ctx context.Context, before, after []*schema.Message, left int, r *Report) (bool, error) {
+	if h.Prices != nil && h.PrepareAt == 0 && float64(r.Estimated) < h.Ceiling() {
+		c, err := h.CycleOf(ctx, before, r.Estimated)
 		if err != nil {
 			return false, err
 		}
 		c.Cold = r.ColdCache
-		if kept, rates := left+r.Overhead, cost.Rates(*h.prices); !c.Pays(rates, kept) {
+		if kept, rates := left+r.Overhead, *h.Prices; !c.Pays(rates, kept) {
 			r.Unprofitable = true
 			h.log.DebugContext(ctx, "compaction not applied: re-sending what it keeps costs more than it saves before the next compaction",
 				"step", r.BeforeStep(), "estimated_tokens", r.Estimated, "tokens_after", left, "resent_cost", c.Resent(rates, kept),
@@ -220,12 +199,12 @@ func (h *CompactionHook) weigh(ctx context.Context, before, after []*schema.Mess
 // invalidated estimates the cached prefix a compaction turning before into
 // after makes the provider drop: the part of the previous request (before,
 // up to its last assistant reply) from the first message after changes.
-func (h *CompactionHook) invalidated(ctx context.Context, before, after []*schema.Message) (int, error) {
+func (h *Engine) invalidated(ctx context.Context, before, after []*schema.Message) (int, error) {
 	first := 0
 	for first < len(before) && first < len(after) && before[first] == after[first] {
 		first++
 	}
-	last := LastAssistantIndex(before)
+	last := message.LastAssistant(before)
 	if last <= first {
 		return 0, nil
 	}
@@ -259,24 +238,24 @@ func (h *CompactionHook) invalidated(ctx context.Context, before, after []*schem
 
 // cacheTTL is the cache lifetime the hook assumes: that of
 // HookConfig.Prices, or of the assumed PricesOpenAI when they are nil.
-func (h *CompactionHook) cacheTTL() time.Duration {
-	if h.prices != nil {
-		return h.prices.CacheTTL
+func (h *Engine) cacheTTL() time.Duration {
+	if h.Prices != nil {
+		return h.Prices.CacheTTL
 	}
-	return PricesOpenAI.CacheTTL
+	return h.assumedTTL
 }
 
 // cold reports whether the provider's cache of state's conversation has
 // expired: the previous model call's reply arrived longer than the cache
 // lifetime ago. An unknown time (zero) or no lifetime (0) is a warm cache.
-func (h *CompactionHook) cold(state *hooks.State) bool {
-	return cost.Expired(h.cacheTTL(), state.LastModelCallAt, h.now())
+func (h *Engine) cold(state *hooks.State) bool {
+	return cost.Expired(h.cacheTTL(), state.LastModelCallAt, h.Now())
 }
 
-// coldEarly reports whether a call below the trigger is compacted because
+// ColdEarly reports whether a call below the trigger is compacted because
 // the cache is cold: with a prepared compaction that is ready (prepared),
 // or synchronously near the trigger (now).
-func (h *CompactionHook) coldEarly(ctx context.Context, state *hooks.State, r *Report) (prepared, now bool) {
+func (h *Engine) ColdEarly(ctx context.Context, state *hooks.State, r *Report) (prepared, now bool) {
 	if r.Triggered {
 		return false, false
 	}
@@ -289,12 +268,12 @@ func (h *CompactionHook) coldEarly(ctx context.Context, state *hooks.State, r *R
 // coldReady reports whether a call below the trigger applies a prepared
 // compaction because the cache is cold (r.ColdCache): one was prepared for
 // this conversation and has finished with a result to apply.
-func (h *CompactionHook) coldReady(ctx context.Context, state *hooks.State, r *Report) bool {
-	if h.prepareAt == 0 || !r.ColdCache {
+func (h *Engine) coldReady(ctx context.Context, state *hooks.State, r *Report) bool {
+	if h.PrepareAt == 0 || !r.ColdCache {
 		return false
 	}
 	// Jobs are aged on the wall clock, as prepare started them.
-	j, expired := h.jobs.Find(state.Messages, false, time.Now())
+	j, expired := h.Jobs.Find(state.Messages, false, time.Now())
 	h.dropAll(ctx, expired, "it expired")
 	return j != nil && j.Finished() && !j.failed()
 }
@@ -304,8 +283,8 @@ func (h *CompactionHook) coldReady(ctx context.Context, state *hooks.State, r *R
 // last third of the way from the target to the trigger. A hook with
 // PrepareAt waits for its prepared compaction instead (coldReady): the
 // rule would stall the agent.
-func (h *CompactionHook) coldNow(r *Report) bool {
-	if h.prepareAt > 0 || !r.ColdCache {
+func (h *Engine) coldNow(r *Report) bool {
+	if h.PrepareAt > 0 || !r.ColdCache {
 		return false
 	}
 	trigger, target := h.Thresholds()

@@ -1,37 +1,25 @@
-package compaction
+package engine
 
 import (
 	"context"
-	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/share"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
+	"github.com/einocompact/einocompact/internal/marker"
 )
 
 // Archiving what a compaction removes (HookConfig.Archive). The hook does
 // it where every compaction is applied (apply), so it works for any
 // compactor: summaries, pruned tool results, a sliding window, the model-free
 // fallback, prepared and shared results alike.
-
-// checkArchive refuses an Archive interface holding a nil pointer, which
-// would fail only at the first compaction.
-func checkArchive(a Archive) error {
-	if a == nil {
-		return nil
-	}
-	if v := reflect.ValueOf(a); v.Kind() == reflect.Pointer && v.IsNil() {
-		return fmt.Errorf("compaction: HookConfig.Archive is a nil %T; leave it nil for no archive", a)
-	}
-	return nil
-}
 
 // goneForGood is the clause of DefaultOmissionNote that archiving makes
 // untrue.
@@ -44,7 +32,7 @@ const goneForGood = "; their content is gone for good."
 // removed, it returns after and left as they are. A failure to archive is
 // logged and costs only the pointer: the compaction is applied as without
 // an archive.
-func (h *CompactionHook) archiveRemoved(ctx context.Context, before, after []*schema.Message, left int, r *Report) ([]*schema.Message, int) {
+func (h *Engine) archiveRemoved(ctx context.Context, before, after []*schema.Message, left int, r *Report) ([]*schema.Message, int) {
 	if h.archive == nil {
 		return after, left
 	}
@@ -63,7 +51,7 @@ func (h *CompactionHook) archiveRemoved(ctx context.Context, before, after []*sc
 		return after, left
 	}
 	r.ArchiveRef = ref
-	targets := slices.DeleteFunc(slices.Clone(added), func(i int) bool { return !HasMarkerKey(after[i]) })
+	targets := slices.DeleteFunc(slices.Clone(added), func(i int) bool { return !message.HasKey(after[i]) })
 	if len(targets) == 0 && len(added) > 0 {
 		targets = added[:1]
 	}
@@ -98,12 +86,12 @@ func withArchivePointer(m *schema.Message, line, ref string) *schema.Message {
 	if c.Extra == nil {
 		c.Extra = map[string]any{}
 	}
-	fields, ok := MarkerFields(m)
+	fields, ok := message.CopyFields(m)
 	if !ok {
-		fields = NewMarker("archive", 0, nil)
+		fields = message.NewFields("archive", 0, nil)
 	}
 	fields[archive.MarkerKey] = ref
-	c.Extra[MetaKey] = fields
+	c.Extra[marker.Key] = fields
 	return &c
 }
 
@@ -121,13 +109,13 @@ func missingFrom(a, b []*schema.Message) []*schema.Message {
 // missingIndexes returns the indexes of the messages of a that b does not
 // hold, by content: a message held twice in a and once in b is missing once.
 func missingIndexes(a, b []*schema.Message) []int {
-	held := make(map[Digest]int, len(b))
+	held := make(map[digest.Sum]int, len(b))
 	for _, m := range b {
-		held[MessageDigest(m)]++
+		held[digest.Of(m)]++
 	}
 	var out []int
 	for i, m := range a {
-		d := MessageDigest(m)
+		d := digest.Of(m)
 		if held[d] > 0 {
 			held[d]--
 			continue
@@ -137,34 +125,21 @@ func missingIndexes(a, b []*schema.Message) []int {
 	return out
 }
 
-var (
-	_ hooks.ToolProvider = (*CompactionHook)(nil)
-	_ hooks.ToolScoper   = (*CompactionHook)(nil)
-)
-
-// ProvidedTools implements hooks.ToolProvider: with an archive, the recall
-// tool over it (NewRecallTool's defaults), which an agent running the
-// hook's registry offers its model; without, none.
-func (h *CompactionHook) ProvidedTools(context.Context) ([]tool.BaseTool, error) {
-	if h.archive == nil {
-		return nil, nil
+// ArchiveConversation is compaction.ArchiveConversation: the conversation
+// an archive files messages under, named by the first archive reference a
+// compaction left in them, else by the digest of the messages up to their
+// first anchor (share.AnchorIndex); ok is false when they have none.
+func ArchiveConversation(messages []*schema.Message) (conv string, ok bool) {
+	for _, m := range messages {
+		if ref, found := archive.RefOf(m); found {
+			if c, _, _, err := archive.ParseRef(ref); err == nil {
+				return c, true
+			}
+		}
 	}
-	recall, err := NewRecallTool(h.archive)
-	if err != nil {
-		return nil, err
+	a := share.AnchorIndex(messages)
+	if a < 0 {
+		return "", false
 	}
-	return []tool.BaseTool{recall}, nil
-}
-
-// ScopeToolCall implements hooks.ToolScoper: with an archive, it names the
-// conversation of state in ctx (WithConversation), so the recall tool
-// refuses another conversation's references.
-func (h *CompactionHook) ScopeToolCall(ctx context.Context, state *hooks.State) context.Context {
-	if h.archive == nil || state == nil {
-		return ctx
-	}
-	if conv, ok := ArchiveConversation(state.Messages); ok {
-		return WithConversation(ctx, conv)
-	}
-	return ctx
+	return archive.Conversation(digest.Prefix(messages[:a+1])), true
 }

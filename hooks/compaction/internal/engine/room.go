@@ -1,4 +1,4 @@
-package compaction
+package engine
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 )
 
 // Room: a compaction must buy room below the trigger. One that leaves the
@@ -37,11 +39,11 @@ import (
 // the trigger: with less, the next step or the one after reaches it again.
 const roomWanted = 2
 
-// stepGrowth is the median size, by the hook's counter, of the agent steps
+// StepGrowth is the median size, by the hook's counter, of the agent steps
 // messages hold (an assistant reply that is no compactor's note, with the
 // tool results that follow it), and at least a hundredth of the window, the
 // least cycleOf assumes a call adds.
-func (h *CompactionHook) stepGrowth(ctx context.Context, messages []*schema.Message) (int, error) {
+func (h *Engine) StepGrowth(ctx context.Context, messages []*schema.Message) (int, error) {
 	var sizes []int
 	for _, s := range stepSpans(messages) {
 		n, err := h.counter.Count(ctx, messages[s[0]:s[1]], nil)
@@ -59,7 +61,7 @@ func (h *CompactionHook) stepGrowth(ctx context.Context, messages []*schema.Mess
 func stepSpans(messages []*schema.Message) [][2]int {
 	var out [][2]int
 	for i, m := range messages {
-		if m == nil || m.Role != schema.Assistant || HasMarkerKey(m) {
+		if m == nil || m.Role != schema.Assistant || message.HasKey(m) {
 			continue
 		}
 		j := i + 1
@@ -86,8 +88,8 @@ func medianInt(vs []int) int {
 
 // measureRoom sets r.StepGrowth from before (the conversation the
 // compaction started from) and r.RoomSteps from the call r leaves.
-func (h *CompactionHook) measureRoom(ctx context.Context, before []*schema.Message, r *Report) error {
-	g, err := h.stepGrowth(ctx, before)
+func (h *Engine) measureRoom(ctx context.Context, before []*schema.Message, r *Report) error {
+	g, err := h.StepGrowth(ctx, before)
 	if err != nil {
 		return err
 	}
@@ -103,16 +105,16 @@ func (h *CompactionHook) measureRoom(ctx context.Context, before []*schema.Messa
 // begin other conversations too: a hold for it would hold them back.
 // By content, as holds are matched.
 func wrote(before, after []*schema.Message) bool {
-	old := make(map[Digest]bool, len(before))
+	old := make(map[digest.Sum]bool, len(before))
 	for _, m := range before {
-		old[MessageDigest(m)] = true
+		old[digest.Of(m)] = true
 	}
-	return slices.ContainsFunc(after, func(m *schema.Message) bool { return !old[MessageDigest(m)] })
+	return slices.ContainsFunc(after, func(m *schema.Message) bool { return !old[digest.Of(m)] })
 }
 
 // roomSteps is the room below the trigger the call r leaves, in steps of
 // growth tokens.
-func (h *CompactionHook) roomSteps(r *Report, growth int) float64 {
+func (h *Engine) roomSteps(r *Report, growth int) float64 {
 	trigger, _ := h.Thresholds()
 	return (trigger - float64(r.TokensAfter+r.Overhead)) / float64(growth)
 }
@@ -120,7 +122,7 @@ func (h *CompactionHook) roomSteps(r *Report, growth int) float64 {
 // buyRoom judges the room a triggered compaction that applied bought (see
 // Room above), going deeper or reporting NoRoom. before is the conversation
 // the compaction started from.
-func (h *CompactionHook) buyRoom(ctx context.Context, state *hooks.State, before []*schema.Message, r *Report) error {
+func (h *Engine) buyRoom(ctx context.Context, state *hooks.State, before []*schema.Message, r *Report) error {
 	if !r.Compacted || !r.Triggered {
 		return nil
 	}
@@ -145,7 +147,7 @@ func (h *CompactionHook) buyRoom(ctx context.Context, state *hooks.State, before
 	if h.log.Enabled(ctx, slog.LevelDebug) {
 		h.log.DebugContext(ctx, "compaction bought little room and nothing deeper is allowed; not compacting this conversation again below the ceiling",
 			"step", r.BeforeStep(), "tokens_after", r.TokensAfter, "room_steps", r.RoomSteps, "step_growth", r.StepGrowth,
-			"ceiling_tokens", h.ceiling())
+			"ceiling_tokens", h.Ceiling())
 	}
 	return nil
 }
@@ -155,7 +157,7 @@ func (h *CompactionHook) buyRoom(ctx context.Context, state *hooks.State, before
 // verbatim floor is summarized, MinKeepSteps spared. It leaves r as it was
 // when the deep compaction applies nothing (not allowed, declined, failed,
 // or not smaller): the first compaction stands.
-func (h *CompactionHook) goDeeper(ctx context.Context, state *hooks.State, before []*schema.Message, r *Report) error {
+func (h *Engine) goDeeper(ctx context.Context, state *hooks.State, before []*schema.Message, r *Report) error {
 	if r.Deep || r.Prepared || r.Shared || r.Fallback != "" || h.sharing != nil {
 		return nil
 	}
@@ -163,12 +165,12 @@ func (h *CompactionHook) goDeeper(ctx context.Context, state *hooks.State, befor
 	// weigh the deep compaction against the call it did leave. Under
 	// AimAtCompactTo, or where the deep one costs more per call, nothing
 	// deeper is allowed.
-	keep, err := h.billKeep(ctx, before, r.Estimated, r.Overhead, r.TokensAfter+r.Overhead, h.verbatimFloor())
+	keep, err := h.billKeep(ctx, before, r.Estimated, r.Overhead, r.TokensAfter+r.Overhead, h.VerbatimFloor())
 	if err != nil || keep < 0 {
 		return err
 	}
 	first := *r
-	r.Deep, r.keep, r.Compacted = true, keep, false
+	r.Deep, r.Keep, r.Compacted = true, keep, false
 	shallow := state.Messages
 	if err := h.compactNow(ctx, state, r); err != nil || !r.Compacted || r.Unprofitable {
 		rounds, d := r.Rounds, r.Duration
@@ -184,11 +186,11 @@ func (h *CompactionHook) goDeeper(ctx context.Context, state *hooks.State, befor
 	return nil
 }
 
-// waits reports whether a triggered call goes out uncompacted, below the
+// Waits reports whether a triggered call goes out uncompacted, below the
 // ceiling, because its prepared compaction is still being written
 // (deferred) or its conversation's last compaction bought too little room
 // (roomHeld).
-func (h *CompactionHook) waits(ctx context.Context, state *hooks.State, r *Report) bool {
+func (h *Engine) Waits(ctx context.Context, state *hooks.State, r *Report) bool {
 	return h.deferred(ctx, state, r) || h.roomHeld(ctx, state, r)
 }
 
@@ -199,7 +201,7 @@ func (h *CompactionHook) waits(ctx context.Context, state *hooks.State, r *Repor
 // counter's error, the run's ctx ending during the deeper compaction), the
 // compaction fails as a whole, and State is put back as the hook found it
 // (before its messages, r.ProviderTokens its ContextTokens).
-func (h *CompactionHook) finish(ctx context.Context, state *hooks.State, before []*schema.Message, r *Report) error {
+func (h *Engine) finish(ctx context.Context, state *hooks.State, before []*schema.Message, r *Report) error {
 	if err := h.buyRoom(ctx, state, before, r); err != nil {
 		state.Messages, state.ContextTokens = before, r.ProviderTokens
 		r.Compacted, r.Deeper, r.NoRoom, r.MessagesAfter, r.TokensAfter = false, false, false, len(before), r.TokensBefore
@@ -213,18 +215,18 @@ func (h *CompactionHook) finish(ctx context.Context, state *hooks.State, before 
 // last compaction bought too little room (Report.NoRoom): the call goes out
 // uncompacted and the Report says so (RoomHeld). With PrepareAt, the
 // compaction the ceiling will apply is prepared meanwhile.
-func (h *CompactionHook) roomHeld(ctx context.Context, state *hooks.State, r *Report) bool {
-	if !h.noRoom.HoldsUntilCeiling(state.Messages, r.Estimated, r.Step, h.ceiling()) {
+func (h *Engine) roomHeld(ctx context.Context, state *hooks.State, r *Report) bool {
+	if !h.noRoom.HoldsUntilCeiling(state.Messages, r.Estimated, r.Step, h.Ceiling()) {
 		return false
 	}
 	r.RoomHeld = true
-	if h.prepareAt > 0 {
+	if h.PrepareAt > 0 {
 		r.Preparing = h.prepareForCeiling(ctx, state, r.Estimated)
 	}
 	h.log.DebugContext(ctx, "compaction held: the last one bought too little room; waiting for the ceiling", "step", r.BeforeStep(),
-		"estimated_tokens", r.Estimated, "ceiling_tokens", h.ceiling())
-	if h.observer != nil {
-		h.observer.ObserveCompaction(ctx, *r)
+		"estimated_tokens", r.Estimated, "ceiling_tokens", h.Ceiling())
+	if h.observe != nil {
+		h.observe(ctx, r)
 	}
 	return true
 }
@@ -236,18 +238,18 @@ func (h *CompactionHook) roomHeld(ctx context.Context, state *hooks.State, r *Re
 // again: in the fx demo it left the call 0.1 steps above it. Once the
 // next step is expected to reach the ceiling, such a job, roomWanted steps
 // or more behind, gives way to one of the conversation as it stands.
-func (h *CompactionHook) prepareForCeiling(ctx context.Context, state *hooks.State, est int) bool {
+func (h *Engine) prepareForCeiling(ctx context.Context, state *hooks.State, est int) bool {
 	// With a Store the replaced job's result stays shared under the same
 	// conversation, and the new job would take it from there.
 	if h.sharing != nil {
-		return h.prepare(ctx, state, est)
+		return h.Prepare(ctx, state, est)
 	}
-	g, err := h.stepGrowth(ctx, state.Messages)
-	if err == nil && float64(est+g) >= h.ceiling() {
-		j, _ := h.jobs.Find(state.Messages, false, time.Now())
-		if j != nil && j.Finished() && len(stepSpans(state.Messages[len(j.Snapshot):])) >= roomWanted && h.jobs.Remove(j) {
+	g, err := h.StepGrowth(ctx, state.Messages)
+	if err == nil && float64(est+g) >= h.Ceiling() {
+		j, _ := h.Jobs.Find(state.Messages, false, time.Now())
+		if j != nil && j.Finished() && len(stepSpans(state.Messages[len(j.Snapshot):])) >= roomWanted && h.Jobs.Remove(j) {
 			h.drop(ctx, j, "a newer snapshot is prepared for the ceiling")
 		}
 	}
-	return h.prepare(ctx, state, est)
+	return h.Prepare(ctx, state, est)
 }

@@ -1,4 +1,4 @@
-package compaction
+package engine
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
 	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/share"
 )
 
 // job is one call of the compactor on its own goroutine. Every compaction
@@ -65,7 +66,7 @@ type job struct {
 	shared bool
 	preset []*schema.Message
 	remote string
-	lease  Lease
+	lease  share.Lease
 	unhold func() // stops renewing lease (holdLease); nil until then
 }
 
@@ -77,7 +78,7 @@ func (j *job) failed() bool { return j.err != nil || j.result == nil || j.refuse
 // newJob prepares a compaction of snapshot on a ctx derived from parent
 // (isolated from the agent's callback handlers, collecting the rounds); a
 // background job's ctx also ends when the hook is closed (see start). Nothing runs before start or runInline.
-func (h *CompactionHook) newJob(parent context.Context, snapshot []*schema.Message, tokens, target int, r *Report) *job {
+func (h *Engine) newJob(parent context.Context, snapshot []*schema.Message, tokens, target int, r *Report) *job {
 	if r.Deep {
 		// At the trigger the floor gives way: the next call would compact
 		// again at once. Below it the floor holds, however far above the
@@ -86,10 +87,10 @@ func (h *CompactionHook) newJob(parent context.Context, snapshot []*schema.Messa
 		// overshoot (7.4 % of the window verbatim on few-huge-results with
 		// PricesOpenAI set, `go run ./cmd/benchcompare -bill`).
 		trigger, _ := h.Thresholds()
-		parent = planning.WithDeep(parent, planning.Deep{Keep: r.keep, Limit: int(trigger) - 1 - r.Overhead})
+		parent = planning.WithDeep(parent, planning.Deep{Keep: r.Keep, Limit: int(trigger) - 1 - r.Overhead})
 	}
 	jctx, cancel := context.WithCancel(parent)
-	cctx, rounds := withRoundLog(h.isolated(jctx), h.outputs)
+	cctx, rounds := withRoundLog(h.isolate(jctx), h.Outputs)
 	base := jobs.NewJob(snapshot, time.Now())
 	cctx = base.WithAwaited(cctx)
 	return &job{Job: base, tokens: tokens, target: target, overhead: r.Overhead, step: r.Step,
@@ -115,12 +116,12 @@ func Awaited(ctx context.Context) <-chan struct{} { return jobs.Awaited(ctx) }
 // job is what a live run waits for; cancelling it would fail that run with
 // context.Canceled although its own ctx is fine. Close waits for it
 // instead; a run that gives up cancels its own job (compact).
-func (h *CompactionHook) start(j *job) bool {
+func (h *Engine) start(j *job) bool {
 	var cancel context.CancelFunc
 	if j.background {
 		cancel = j.cancel
 	}
-	return h.jobs.Go(cancel, func() {
+	return h.Jobs.Go(cancel, func() {
 		h.runJob(j)
 		h.publishShared(j)
 		if j.background {
@@ -132,7 +133,7 @@ func (h *CompactionHook) start(j *job) bool {
 // preparedDone tells HookConfig.OnPrepared that the prepared job j has
 // finished. It runs after j.Finish, so a model call that follows the
 // callback sees the job finished.
-func (h *CompactionHook) preparedDone(j *job) {
+func (h *Engine) preparedDone(j *job) {
 	if h.onPrepared == nil {
 		return
 	}
@@ -142,11 +143,11 @@ func (h *CompactionHook) preparedDone(j *job) {
 			h.log.ErrorContext(j.values, "compaction: HookConfig.OnPrepared panicked", "prepared_at_step", j.step, "panic", fmt.Sprint(p))
 		}
 	}()
-	h.onPrepared(j.values, PreparedDone{Step: j.step, Duration: j.duration, Err: j.err, Declined: j.err == nil && j.result == nil, Refused: j.refused})
+	h.onPrepared(j.values, Done{Step: j.step, Duration: j.duration, Err: j.err, Declined: j.err == nil && j.result == nil, Refused: j.refused})
 }
 
 // runJob calls the compactor and publishes its outcome (j.Finish).
-func (h *CompactionHook) runJob(j *job) {
+func (h *Engine) runJob(j *job) {
 	defer j.Finish()
 	defer j.cancel()
 	defer func() {
@@ -167,7 +168,7 @@ func (h *CompactionHook) runJob(j *job) {
 			// compacts itself here, in the background, rather than leave
 			// the trigger to compact synchronously.
 			j.shared = false
-			j.result, j.err = h.compactor.Compact(j.ctx, j.Snapshot, j.target, h.counter)
+			j.result, j.err = h.compactor(j.ctx, j.Snapshot, j.target)
 		}
 		// Waiting in vain says nothing about the compactor: like a job
 		// cut short, it gives way at once (preparesAgain).
@@ -175,7 +176,7 @@ func (h *CompactionHook) runJob(j *job) {
 	} else {
 		// Renewed until publishShared has ended the lease.
 		j.unhold = h.holdLease(j)
-		j.result, j.err = h.compactor.Compact(j.ctx, j.Snapshot, j.target, h.counter)
+		j.result, j.err = h.compactor(j.ctx, j.Snapshot, j.target)
 	}
 	j.duration = time.Since(j.Started)
 	if (j.background || j.lease.Held()) && j.err == nil && j.result != nil {
@@ -188,7 +189,7 @@ func (h *CompactionHook) runJob(j *job) {
 // usePrepared and apply make before applying it, and the result's size by
 // the counter (0 when not measured). A counter error leaves the verdict to
 // them.
-func (h *CompactionHook) refused(j *job) (bool, int) {
+func (h *Engine) refused(j *job) (bool, int) {
 	if shape.NewFaults(j.Snapshot, j.result) != nil {
 		return true, 0
 	}
@@ -201,8 +202,8 @@ func (h *CompactionHook) refused(j *job) (bool, int) {
 
 // addJob registers j with the hook's jobs and cancels, with their reasons,
 // the jobs that made room for it or had expired, whether or not j was added.
-func (h *CompactionHook) addJob(ctx context.Context, j *job, now time.Time) bool {
-	ok, expired, evicted := h.jobs.Add(j, now)
+func (h *Engine) addJob(ctx context.Context, j *job, now time.Time) bool {
+	ok, expired, evicted := h.Jobs.Add(j, now)
 	h.dropAll(ctx, expired, "it expired")
 	if evicted != nil {
 		h.drop(ctx, evicted, "too many prepared compactions")
@@ -210,7 +211,7 @@ func (h *CompactionHook) addJob(ctx context.Context, j *job, now time.Time) bool
 	return ok
 }
 
-func (h *CompactionHook) dropAll(ctx context.Context, jobs []*job, why string) {
+func (h *Engine) dropAll(ctx context.Context, jobs []*job, why string) {
 	for _, j := range jobs {
 		h.drop(ctx, j, why)
 	}
@@ -218,7 +219,7 @@ func (h *CompactionHook) dropAll(ctx context.Context, jobs []*job, why string) {
 
 // drop cancels a prepared job that will not be used and logs what it cost.
 // It goes to no Observer: no model call follows it.
-func (h *CompactionHook) drop(ctx context.Context, j *job, why string) {
+func (h *Engine) drop(ctx context.Context, j *job, why string) {
 	j.cancel()
 	if !h.log.Enabled(ctx, slog.LevelDebug) {
 		return
@@ -233,3 +234,9 @@ func (h *CompactionHook) drop(ctx context.Context, j *job, why string) {
 	h.log.DebugContext(ctx, "prepared compaction dropped unused: "+why, "prepared_at_step", j.step, "age", time.Since(j.Started),
 		"finished", j.Finished(), "rounds", len(rounds), "summarizer_input_tokens", in, "summarizer_output_tokens", out)
 }
+
+// Err is the finished job's error; for the hook's tests.
+func (j *job) Err() error { return j.err }
+
+// Cancel ends the job's ctx; for the hook's tests.
+func (j *job) Cancel() { j.cancel() }

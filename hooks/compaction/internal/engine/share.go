@@ -1,4 +1,4 @@
-package compaction
+package engine
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/jobs"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/share"
 )
 
@@ -74,10 +75,9 @@ const (
 )
 
 // newSharing validates cfg's store settings for h.
-func newSharing(h *CompactionHook, cfg *HookConfig) (*sharing, error) {
-	id, ok := cfg.Compactor.(Identifier)
-	if !ok || id.CompactionIdentity() == "" {
-		return nil, fmt.Errorf("compaction: HookConfig.Store needs a compactor that implements Identifier, got %s", compactorType(cfg.Compactor))
+func newSharing(h *Engine, cfg *Config) (*sharing, error) {
+	if cfg.Identity == "" {
+		return nil, fmt.Errorf("compaction: HookConfig.Store needs a compactor that implements Identifier, got %s", cfg.Kind)
 	}
 	s := &sharing{store: cfg.Store, timeout: defaultStoreTimeout, cooldown: defaultStoreCooldown, lease: defaultStoreLease, ttl: defaultStoreTTL}
 	for _, d := range []struct {
@@ -113,14 +113,14 @@ func newSharing(h *CompactionHook, cfg *HookConfig) (*sharing, error) {
 	if s.maxWait > s.lease {
 		return nil, fmt.Errorf("compaction: HookConfig.StoreMaxWait must be at most StoreLease (%v), got %v", s.lease, s.maxWait)
 	}
-	s.scope = h.storeScopeOf(id.CompactionIdentity(), cfg.StoreScope)
+	s.scope = h.storeScopeOf(cfg.Identity, cfg.StoreScope)
 	return s, nil
 }
 
 // sharing is a hook's Store with its settings.
 type sharing struct {
 	store    Store
-	scope    Digest
+	scope    digest.Sum
 	timeout  time.Duration
 	cooldown time.Duration
 	lease    time.Duration // the longest a claim is held, renewals included
@@ -145,7 +145,7 @@ func (s *sharing) up() bool {
 // storeScopeOf is the digest of everything besides the conversation that a
 // shared result depends on: the compactor's identity, HookConfig.StoreScope,
 // the hook's window and fractions, and the counter's type.
-func (h *CompactionHook) storeScopeOf(identity, scope string) Digest {
+func (h *Engine) storeScopeOf(identity, scope string) digest.Sum {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\x00compactor=%s\x00scope=%s\x00window=%d\x00at=%v\x00to=%v\x00counter=%T",
 		digest.Version, identity, scope, h.window, h.at, h.to, h.counter)
@@ -156,31 +156,31 @@ func (h *CompactionHook) storeScopeOf(identity, scope string) Digest {
 	return sha256.Sum256([]byte(b.String()))
 }
 
-// storeKeys returns the keys of messages[:n] in the store: conv, the index
+// StoreKeys returns the keys of messages[:n] in the store: conv, the index
 // list the prefix is filed under (convKey of its longest anchor), and key,
 // naming this prefix (its length and scoped prefix digest). ok is false
 // when the conversation has no message but system ones, or n ends before
 // its first other message.
-func (h *CompactionHook) storeKeys(messages []*schema.Message, n int) (conv, key string, ok bool) {
+func (h *Engine) StoreKeys(messages []*schema.Message, n int) (conv, key string, ok bool) {
 	anchors := share.Anchors(messages, n)
 	if len(anchors) == 0 {
 		return "", "", false
 	}
 	return h.convKey(messages[:anchors[0]]), h.prefixKey(messages[:n]), true
 }
-func (h *CompactionHook) convKey(head []*schema.Message) string {
-	d := PrefixDigest(head)
+func (h *Engine) convKey(head []*schema.Message) string {
+	d := digest.Prefix(head)
 	sum := sha256.Sum256(append(append([]byte("conv\x00"), h.sharing.scope[:]...), d[:]...))
 	return "c." + hex.EncodeToString(sum[:])
 }
-func (h *CompactionHook) prefixKey(prefix []*schema.Message) string {
-	d := PrefixDigest(prefix)
+func (h *Engine) prefixKey(prefix []*schema.Message) string {
+	d := digest.Prefix(prefix)
 	sum := sha256.Sum256(append(append([]byte("prefix\x00"), h.sharing.scope[:]...), d[:]...))
 	return strconv.Itoa(len(prefix)) + "." + hex.EncodeToString(sum[:])
 }
 
 // failed notes a failed or slow store call.
-func (h *CompactionHook) storeFailed(ctx context.Context, op string, err error) {
+func (h *Engine) storeFailed(ctx context.Context, op string, err error) {
 	s := h.sharing
 	if ctx.Err() != nil {
 		return // the run ended, not the store
@@ -191,7 +191,7 @@ func (h *CompactionHook) storeFailed(ctx context.Context, op string, err error) 
 }
 
 // storeCtx bounds one store call.
-func (h *CompactionHook) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+func (h *Engine) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, h.sharing.timeout)
 }
 
@@ -207,7 +207,7 @@ type sharedFound struct {
 // lists of messages' anchors (share.Anchors), longest first, and stops at
 // the first list that gives a published result: the lists after it hold
 // shorter prefixes only.
-func (h *CompactionHook) sharedFind(ctx context.Context, messages []*schema.Message) (f sharedFound, ok bool) {
+func (h *Engine) sharedFind(ctx context.Context, messages []*schema.Message) (f sharedFound, ok bool) {
 	anchors := share.Anchors(messages, len(messages))
 	if len(anchors) == 0 || !h.sharing.up() {
 		return f, false
@@ -258,7 +258,7 @@ func (h *CompactionHook) sharedFind(ctx context.Context, messages []*schema.Mess
 // store has (j then returns it), one being written elsewhere (j waits for
 // it) and a claim of its own (j compacts and publishes). A store that is
 // down or unknown leaves j as it is. count measures a shorter snapshot.
-func (h *CompactionHook) share(ctx context.Context, j *job, messages []*schema.Message) {
+func (h *Engine) share(ctx context.Context, j *job, messages []*schema.Message) {
 	if h.sharing == nil {
 		return
 	}
@@ -271,7 +271,7 @@ func (h *CompactionHook) share(ctx context.Context, j *job, messages []*schema.M
 		j.shared, j.remote, j.preset = true, f.held, f.result
 		return
 	}
-	conv, key, ok := h.storeKeys(messages, len(messages))
+	conv, key, ok := h.StoreKeys(messages, len(messages))
 	if !ok {
 		return
 	}
@@ -296,7 +296,7 @@ func (h *CompactionHook) share(ctx context.Context, j *job, messages []*schema.M
 }
 
 // shorten makes snapshot, a prefix of j's, j's snapshot.
-func (h *CompactionHook) shorten(ctx context.Context, j *job, snapshot []*schema.Message) {
+func (h *Engine) shorten(ctx context.Context, j *job, snapshot []*schema.Message) {
 	if len(snapshot) == len(j.Snapshot) {
 		return
 	}
@@ -313,7 +313,7 @@ var errNotShared = errors.New("compaction: the compaction being written elsewher
 // awaitShared is the work of a job that takes its result from the store:
 // the result found already, or the one published under j.remote within
 // StoreMaxWait, however long its holder renews its lease.
-func (h *CompactionHook) awaitShared(j *job) ([]*schema.Message, error) {
+func (h *Engine) awaitShared(j *job) ([]*schema.Message, error) {
 	if j.preset != nil {
 		return j.preset, nil
 	}
@@ -346,7 +346,7 @@ func (h *CompactionHook) awaitShared(j *job) ([]*schema.Message, error) {
 // publishShared ends the lease of the finished job j: it publishes j's
 // result when it is one every hook may apply (share.Decode's checks and
 // smaller by the counter), and ends the lease without an entry otherwise.
-func (h *CompactionHook) publishShared(j *job) {
+func (h *Engine) publishShared(j *job) {
 	if !j.lease.Held() {
 		return
 	}
@@ -369,14 +369,14 @@ func (h *CompactionHook) publishShared(j *job) {
 // endLease publishes entry under l, or with a nil entry ends l, trying
 // again for StoreLiveness at most (share.Timing.End). A lease that is no
 // longer l's (expired, maybe taken by another) ends the tries.
-func (h *CompactionHook) endLease(values context.Context, l Lease, entry []byte) {
+func (h *Engine) endLease(values context.Context, l share.Lease, entry []byte) {
 	values = context.WithoutCancel(values)
 	tries, err := h.sharing.timing().End(values, func(ctx context.Context) error {
 		return h.sharing.store.Publish(ctx, l, entry, h.sharing.ttl)
 	})
 	switch {
 	case err == nil:
-	case errors.Is(err, ErrLeaseLost):
+	case errors.Is(err, share.ErrLeaseLost):
 		// After a failed try, the lost lease may be that try's own
 		// success whose answer did not arrive.
 		if tries == 1 {
@@ -391,7 +391,7 @@ func (h *CompactionHook) endLease(values context.Context, l Lease, entry []byte)
 // holdLease renews j's lease every third of StoreLiveness until stop is
 // called or StoreLease has passed since the job started (share.Timing.Hold;
 // waiters stop at StoreMaxWait); stop returns once no renewal runs.
-func (h *CompactionHook) holdLease(j *job) (stop func()) {
+func (h *Engine) holdLease(j *job) (stop func()) {
 	if !j.lease.Held() {
 		return func() {}
 	}
@@ -406,9 +406,9 @@ func (h *CompactionHook) holdLease(j *job) (stop func()) {
 // caller must compact as without a store: the store is down, or what it
 // gave was not usable (not smaller, or the conversation was rewritten
 // meanwhile).
-func (h *CompactionHook) compactShared(ctx context.Context, state *hooks.State, r *Report) (done bool, err error) {
+func (h *Engine) compactShared(ctx context.Context, state *hooks.State, r *Report) (done bool, err error) {
 	messages := slices.Clone(state.Messages) // a snapshot, as in compactNow
-	j := h.newJob(WithRequestTools(ctx, state.Tools), messages, r.TokensAfter, r.Target, r)
+	j := h.newJob(request.WithTools(ctx, state.Tools), messages, r.TokensAfter, r.Target, r)
 	h.share(ctx, j, messages)
 	if !j.shared && !j.lease.Held() {
 		j.cancel()

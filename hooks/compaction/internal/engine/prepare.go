@@ -1,4 +1,4 @@
-package compaction
+package engine
 
 import (
 	"context"
@@ -46,19 +46,19 @@ import (
 // jobs.DefaultMaxJobs jobs, each for at most jobs.DefaultMaxAge: a job's
 // ctx ends then, and the next job added drops every expired one.
 
-// prepare starts a background compaction of state's conversation once its
-// estimate est reaches PrepareAt, unless one is prepared for it already. It
+// Prepare starts a background compaction of state's conversation once its
+// Estimate est reaches PrepareAt, unless one is prepared for it already. It
 // reports whether it started one.
-func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est int) bool {
-	if float64(est) < float64(h.window)*h.prepareAt {
+func (h *Engine) Prepare(ctx context.Context, state *hooks.State, est int) bool {
+	if float64(est) < float64(h.window)*h.PrepareAt {
 		return false
 	}
 	messages := state.Messages
 	now := time.Now()
-	found, expired := h.jobs.Find(messages, false, now)
+	found, expired := h.Jobs.Find(messages, false, now)
 	h.dropAll(ctx, expired, "it expired")
 	if found != nil {
-		if !h.preparesAgain(found, est, state.StepCount) || !h.jobs.Remove(found) {
+		if !h.preparesAgain(found, est, state.StepCount) || !h.Jobs.Remove(found) {
 			return false
 		}
 		h.drop(ctx, found, "it failed; preparing again")
@@ -81,7 +81,7 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	// snapshot too kept about twice as much as a synchronous compaction,
 	// which made every prepared compaction re-send more and the next one
 	// come sooner.
-	keep, err := h.billKeep(ctx, messages, int(trigger), overhead, full+overhead, h.verbatimFloor())
+	keep, err := h.billKeep(ctx, messages, int(trigger), overhead, full+overhead, h.VerbatimFloor())
 	if err != nil {
 		h.log.DebugContext(ctx, "compaction not prepared: counting for the bill failed", "step", state.StepCount+1, "error", err.Error())
 		return false
@@ -105,14 +105,14 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 	// does not summarize nearly everything. A conversation prepared at or
 	// above that point (the rest of a compaction, see usePrepared) aims for
 	// the usual target.
-	applied := (trigger + h.ceiling()) / 2
+	applied := (trigger + h.Ceiling()) / 2
 	target := max(min(full-(int(applied)-est), full), full/4)
-	r := Report{Step: state.StepCount, Overhead: overhead, Deep: keep >= 0, keep: keep}
+	r := Report{Step: state.StepCount, Overhead: overhead, Deep: keep >= 0, Keep: keep}
 	// The job outlives its run but not maxAge: by then find would drop its
 	// result unused, so a summarizer call still running (hung, with no
 	// deadline of its own) is cancelled even if no call of the hook ever
 	// looks the job up again.
-	parent, expire := context.WithTimeout(context.WithoutCancel(WithRequestTools(ctx, state.Tools)), h.jobs.MaxAge)
+	parent, expire := context.WithTimeout(context.WithoutCancel(request.WithTools(ctx, state.Tools)), h.Jobs.MaxAge)
 	j := h.newJob(parent, slices.Clone(messages), msgTokens, target, &r)
 	cancel := j.cancel
 	j.cancel = func() { cancel(); expire() }
@@ -147,7 +147,7 @@ func (h *CompactionHook) prepare(ctx context.Context, state *hooks.State, est in
 // at once, as a synchronous decline starts no backoff. A job whose ctx
 // ended before the compactor returned says nothing about the compactor and
 // is replaced at once.
-func (h *CompactionHook) preparesAgain(j *job, est, step int) bool {
+func (h *Engine) preparesAgain(j *job, est, step int) bool {
 	if !j.Finished() || !j.failed() {
 		return false
 	}
@@ -164,8 +164,8 @@ func (h *CompactionHook) preparesAgain(j *job, est, step int) bool {
 // background (r.Preparing); false with a nil error when the caller must
 // compact now: there was no usable prepared result, or it left the call at
 // or above the ceiling (State.Messages then holds it, and r says so).
-func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r *Report) (done bool, err error) {
-	j, expired := h.jobs.Find(state.Messages, true, time.Now())
+func (h *Engine) usePrepared(ctx context.Context, state *hooks.State, r *Report) (done bool, err error) {
+	j, expired := h.Jobs.Find(state.Messages, true, time.Now())
 	h.dropAll(ctx, expired, "it expired")
 	if j == nil {
 		return false, nil
@@ -205,10 +205,10 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 		// trigger. Below the ceiling the call goes out and the rest is
 		// prepared in the background, like a deferred call; from the
 		// ceiling on it is compacted now.
-		if est := r.TokensAfter + r.Overhead; float64(est) < h.ceiling() && h.prepareAfterCompaction(ctx, state, est, sent) {
+		if est := r.TokensAfter + r.Overhead; float64(est) < h.Ceiling() && h.prepareAfterCompaction(ctx, state, est, sent) {
 			r.Preparing = true
 			h.log.DebugContext(ctx, "prepared compaction still leaves the call at the trigger; preparing the rest in the background",
-				"step", r.BeforeStep(), "tokens_after", r.TokensAfter, "trigger_tokens", trigger, "ceiling_tokens", h.ceiling())
+				"step", r.BeforeStep(), "tokens_after", r.TokensAfter, "trigger_tokens", trigger, "ceiling_tokens", h.Ceiling())
 			return true, nil
 		}
 		h.log.DebugContext(ctx, "prepared compaction still leaves the call at the trigger; compacting the rest now",
@@ -225,12 +225,12 @@ func (h *CompactionHook) usePrepared(ctx context.Context, state *hooks.State, r 
 // One tool result can carry a conversation from PrepareAt past CompactAt in
 // a step or two, before the summary is written; waiting there would stall
 // the agent for most of a compaction while the window still has room.
-func (h *CompactionHook) deferred(ctx context.Context, state *hooks.State, r *Report) bool {
+func (h *Engine) deferred(ctx context.Context, state *hooks.State, r *Report) bool {
 	messages := state.Messages
-	if h.prepareAt == 0 || float64(r.Estimated) >= h.ceiling() {
+	if h.PrepareAt == 0 || float64(r.Estimated) >= h.Ceiling() {
 		return false
 	}
-	j, expired := h.jobs.Find(messages, false, time.Now())
+	j, expired := h.Jobs.Find(messages, false, time.Now())
 	h.dropAll(ctx, expired, "it expired")
 	if j == nil || j.Finished() {
 		return false
@@ -238,10 +238,10 @@ func (h *CompactionHook) deferred(ctx context.Context, state *hooks.State, r *Re
 	r.Deferred = true
 	if h.log.Enabled(ctx, slog.LevelDebug) {
 		h.log.DebugContext(ctx, "compaction deferred: the prepared compaction is still being written", "step", r.BeforeStep(),
-			"estimated_tokens", r.Estimated, "ceiling_tokens", h.ceiling(), "prepared_at_step", j.step+1)
+			"estimated_tokens", r.Estimated, "ceiling_tokens", h.Ceiling(), "prepared_at_step", j.step+1)
 	}
-	if h.observer != nil {
-		h.observer.ObserveCompaction(ctx, *r)
+	if h.observe != nil {
+		h.observe(ctx, r)
 	}
 	return true
 }
@@ -253,8 +253,8 @@ func (h *CompactionHook) deferred(ctx context.Context, state *hooks.State, r *Re
 // prepared compaction is finished at the next model call depends on
 // goroutine scheduling; a test or an offline demo that calls WaitPrepared
 // after each model call gets the same outcome every run.
-func (h *CompactionHook) WaitPrepared(ctx context.Context) error {
-	if err := h.jobs.Wait(ctx); err != nil {
+func (h *Engine) WaitPrepared(ctx context.Context) error {
+	if err := h.Jobs.Wait(ctx); err != nil {
 		return fmt.Errorf("compaction: waiting for prepared compactions: %w", err)
 	}
 	return nil
@@ -270,30 +270,30 @@ func (h *CompactionHook) WaitPrepared(ctx context.Context) error {
 // has carried yet, it read no cached tokens. Given sent, a round whose span
 // holds the new summary sends the transcript request instead
 // (FallbackNotSent).
-func (h *CompactionHook) prepareAfterCompaction(ctx context.Context, state *hooks.State, est int, sent []*schema.Message) bool {
-	return h.prepare(request.WithSent(ctx, slices.Clone(sent)), state, est)
+func (h *Engine) prepareAfterCompaction(ctx context.Context, state *hooks.State, est int, sent []*schema.Message) bool {
+	return h.Prepare(request.WithSent(ctx, slices.Clone(sent)), state, est)
 }
 
-// backedOff handles a triggered call while a failed compaction holds the
+// BackedOff handles a triggered call while a failed compaction holds the
 // conversation back: the call goes out uncompacted, the Report says so.
-func (h *CompactionHook) backedOff(ctx context.Context, messages []*schema.Message, r *Report) bool {
-	if !h.backoff.Holds(messages, r.Estimated, r.Step, h.window, h.ceiling()) {
+func (h *Engine) BackedOff(ctx context.Context, messages []*schema.Message, r *Report) bool {
+	if !h.backoff.Holds(messages, r.Estimated, r.Step, h.window, h.Ceiling()) {
 		return false
 	}
 	r.BackedOff = true
 	h.log.DebugContext(ctx, "compaction backed off after a failed attempt", "step", r.BeforeStep(), "estimated_tokens", r.Estimated)
-	if h.observer != nil {
-		h.observer.ObserveCompaction(ctx, *r)
+	if h.observe != nil {
+		h.observe(ctx, r)
 	}
 	return true
 }
 
-// settle records a triggered compaction's outcome for the backoff, and
+// Settle records a triggered compaction's outcome for the backoff, and
 // says so when the coming call still exceeds the window: Report.Overflow and
 // an Error record. The call is not blocked: the estimate is the counter's,
 // the provider has the last word, and a run must not fail because the
 // compactor did (RaiseOnFailure decides that).
-func (h *CompactionHook) settle(ctx context.Context, messages []*schema.Message, r *Report) {
+func (h *Engine) Settle(ctx context.Context, messages []*schema.Message, r *Report) {
 	if !r.Compacted && ctx.Err() != nil {
 		// The run ended, not the compactor: a run resumed with the same
 		// messages must not find its compaction held back.
