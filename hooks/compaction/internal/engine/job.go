@@ -59,7 +59,7 @@ type job struct {
 	// job's age limit): its outcome says nothing about the compactor.
 	cut bool
 
-	// Sharing through HookConfig.Store (see hook_store.go). shared: the
+	// Sharing through HookConfig.Store (see share.go). shared: the
 	// result comes from the store, preset when found published, else
 	// awaited under the key remote; lease: the job compacts a prefix it
 	// claimed and publishes the result.

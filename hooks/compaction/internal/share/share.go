@@ -10,9 +10,9 @@
 // lengths; the hook, which knows its scope, computes the digests they name.
 //
 // It uses internal/message, internal/digest and internal/shape, and no other
-// package of hooks/compaction; the hook's store code (hook_store.go) and
-// MemoryStore call it. This file is the door the conversation passes
-// through: the entry, its encoding and its checks.
+// package of hooks/compaction; the engine's store code (internal/engine,
+// share.go) and MemoryStore call it. This file is the door the
+// conversation passes through: the entry, its encoding and its checks.
 package share
 
 import (
