@@ -125,8 +125,8 @@ func AlignedSpan(prompt []*schema.Message) ([]int, bool) { return request.Span(p
 // the cache again.
 
 // coldCacheOf reports whether ctx is the compaction of a call whose cache is
-// cold (request.WithColdCache, set by the hook).
-func coldCacheOf(ctx context.Context) bool { return request.ColdCache(ctx) }
+// cold (cost.WithCold, set by the hook).
+func coldCacheOf(ctx context.Context) bool { return cost.Cold(ctx) }
 
 // How a round's last summarizer call sent its output cap (Round.OutputCap).
 const (

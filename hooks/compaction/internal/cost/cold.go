@@ -1,6 +1,9 @@
 package cost
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Expired reports whether a prompt cache kept ttl after its last use has
 // expired at now when the previous model call's reply arrived at last. An
@@ -28,4 +31,19 @@ const coldNowThird = 3
 // target (CompactTo) to trigger (CompactAt).
 func ColdLine(trigger, target float64) float64 {
 	return trigger - (trigger-target)/coldNowThird
+}
+
+type coldKey struct{}
+
+// WithCold marks ctx as the compaction of a call whose provider cache has
+// gone cold: the summarizer is then sent the transcript request, since
+// nothing of the agent's prefix is cached to align with.
+func WithCold(ctx context.Context) context.Context {
+	return context.WithValue(ctx, coldKey{}, true)
+}
+
+// Cold reports whether ctx is marked by WithCold.
+func Cold(ctx context.Context) bool {
+	cold, _ := ctx.Value(coldKey{}).(bool)
+	return cold
 }

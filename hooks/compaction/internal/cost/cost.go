@@ -1,7 +1,8 @@
 // Package cost prices one compaction cycle under a provider's cache prices
 // and TTL: what replacing a prefix costs and saves over the calls until the
-// next compaction, the summary's output budget, and the reasoning tokens a
-// summarizer's replies bill as output.
+// next compaction, the summary's output budget, the reasoning tokens a
+// summarizer's replies bill as output, and whether the cache has gone cold
+// (the mark the hook puts on a compaction's ctx, WithCold).
 //
 // It works on plain numbers: token counts the caller measured and Rates, the
 // fields of compaction.Prices (which converts to Rates). It uses no other

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 	"github.com/einocompact/einocompact/hooks"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
@@ -118,7 +119,7 @@ func (h *Engine) compactNow(ctx context.Context, state *hooks.State, r *Report) 
 	jctx := request.WithTools(ctx, state.Tools)
 	if r.ColdCache {
 		// Nothing of the agent's prefix is cached: see coldCacheOf in request.go.
-		jctx = request.WithColdCache(jctx)
+		jctx = cost.WithCold(jctx)
 	}
 	j := h.newJob(jctx, messages, r.TokensAfter, r.Target, r)
 	compacted, err := h.compact(ctx, j, r)

@@ -97,20 +97,6 @@ func (h *Engine) newJob(parent context.Context, snapshot []*schema.Message, toke
 		ctx: cctx, cancel: cancel, rounds: rounds, values: context.WithoutCancel(parent)}
 }
 
-// Awaited returns a channel that is closed once a model call waits for the
-// compaction whose compactor was handed ctx (or a ctx derived from it, such
-// as the one a SummarizationCompactor hands its ChatModel). A synchronous
-// compaction is waited for from the start, so its channel is closed already.
-// A compaction prepared in the background (HookConfig.PrepareAt) is waited
-// for when a model call reaches the trigger and finds it still running at or
-// above the deferral ceiling (see HookConfig.PrepareAt), or when it is the
-// last thing the call needs. A compactor or summarizer may use it to raise
-// the priority of background work the agent now waits for; the simulation in
-// package bench uses it to charge the wait in simulated time. For a ctx that
-// does not come from a CompactionHook the channel is closed: whoever calls a
-// compactor directly waits for it.
-func Awaited(ctx context.Context) <-chan struct{} { return jobs.Awaited(ctx) }
-
 // start runs j on its own goroutine. It returns false, starting nothing,
 // once the hook is closed. Close cancels prepared jobs only. A synchronous
 // job is what a live run waits for; cancelling it would fail that run with

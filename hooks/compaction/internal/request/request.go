@@ -78,21 +78,6 @@ func Fill(instruction string, budget int) string {
 
 type toolsKey struct{}
 
-type coldCacheKey struct{}
-
-// WithColdCache marks ctx as the compaction of a call whose provider cache
-// has gone cold: the summarizer is then sent the transcript request, since
-// nothing of the agent's prefix is cached to align with.
-func WithColdCache(ctx context.Context) context.Context {
-	return context.WithValue(ctx, coldCacheKey{}, true)
-}
-
-// ColdCache reports whether ctx is marked by WithColdCache.
-func ColdCache(ctx context.Context) bool {
-	cold, _ := ctx.Value(coldCacheKey{}).(bool)
-	return cold
-}
-
 // WithTools returns a ctx carrying a copy of the tool schemas the agent
 // sends with its model calls (compaction.WithRequestTools).
 func WithTools(ctx context.Context, tools []*schema.ToolInfo) context.Context {
