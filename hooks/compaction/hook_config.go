@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/schema"
+
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/engine"
 )

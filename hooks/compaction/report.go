@@ -8,6 +8,7 @@ import (
 	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/schema"
+
 	"github.com/einocompact/einocompact/hooks/compaction/internal/engine"
 )
 

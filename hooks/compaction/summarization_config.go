@@ -14,6 +14,7 @@ import (
 	"github.com/einocompact/einocompact/hooks/compaction/identifiers"
 	tokencount "github.com/einocompact/einocompact/hooks/compaction/internal/count"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/ledger"
+
 	// Imported under another name: the compaction's code names its plans plan.
 	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
 )

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 

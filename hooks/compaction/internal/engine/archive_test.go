@@ -9,6 +9,7 @@ import (
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 
 	"github.com/cloudwego/eino/schema"
+
 	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/ledger"

@@ -9,12 +9,18 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/schema"
+
 	"github.com/einocompact/einocompact/hooks"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/shape"
 )
+
+// A triggered call's path, in the order CompactionHook.Decide takes it:
+// Gauge, Aim, CompactTriggered (a prepared result, a shared one, or a
+// compaction now, then the room it bought), and Settle (prepare.go). A
+// result is applied only after the checks of checked and apply.
 
 // Gauge estimates the coming call and places it against the thresholds:
 // r.Estimated, r.Trigger, r.Triggered and r.ColdCache.
