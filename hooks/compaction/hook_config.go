@@ -389,7 +389,7 @@ func (h *CompactionHook) Limits() Limits {
 // window in the simulation, so 5 % of the window covers it. A run died with
 // HTTP 400 at an estimate of 2,997 against a 3,000-token window (the
 // provider counted 3,008) when the fallback waited for the window itself.
-const FallbackMargin = engine.FallbackMargin
+const FallbackMargin = 0.05
 
 // Thresholds returns the trigger and target sizes in tokens before overhead:
 // ContextWindow*CompactAt, and ContextWindow*CompactTo or, when that lies

@@ -64,3 +64,12 @@ func TestReportCopiesEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackMarginMatches: the public FallbackMargin, written out for
+// godoc, is the margin the engine applies.
+func TestFallbackMarginMatches(t *testing.T) {
+	t.Parallel()
+	if FallbackMargin != engine.FallbackMargin {
+		t.Fatalf("FallbackMargin %v, the engine's %v", FallbackMargin, engine.FallbackMargin)
+	}
+}
