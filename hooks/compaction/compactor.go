@@ -225,7 +225,7 @@ func textID(s string) string {
 // CompactionIdentity implements Identifier.
 func (c *SummarizationCompactor) CompactionIdentity() string {
 	return fmt.Sprintf("summarization/1 model=%s min_keep=%d approx=%d instruction=%s raise=%v max_input=%d max_text=%d aligned=%v max_output=%d completion_option=%v %s",
-		c.model, c.minKeep, c.approx, textID(c.instruction), c.raise, c.maxInput, c.maxText, c.aligned, c.maxOutput, c.outCap.completion != nil,
+		c.model, c.minKeep, c.approx, textID(c.instruction), c.raise, c.maxInput, c.maxText, c.aligned, c.maxOutput, c.outCap.Completion != nil,
 		c.ledger.Identity())
 }
 

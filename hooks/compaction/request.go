@@ -2,17 +2,12 @@ package compaction
 
 import (
 	"context"
-	"fmt"
-	"sync"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
-	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
-	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
-	"github.com/einocompact/einocompact/internal/replytext"
 )
 
 // Request shapes of a summarizer call (Round.Shape).
@@ -59,48 +54,12 @@ func WithRequestTools(ctx context.Context, tools []*schema.ToolInfo) context.Con
 // whether there were any set (an agent without tools sets an empty list).
 func RequestTools(ctx context.Context) ([]*schema.ToolInfo, bool) { return request.Tools(ctx) }
 
-// alignedRequest builds the cache-aligned request for the round replacing
-// messages[indices]: the agent's last request as sent (or the whole
-// conversation Compact was given, when the span reaches past it) and the
-// instruction naming the span. It returns the prompt, the call options
-// carrying the agent's tools, the counter's size of prompt and tools, and,
-// when the round must use the transcript request instead, why.
+// alignedRequest is the cache-aligned request for the round replacing
+// messages[indices] (request.Settings.AlignedPrompt): the prompt, the call
+// options carrying the agent's tools, its size, and, when the round must
+// use the transcript request instead, why (a Fallback constant).
 func (c *SummarizationCompactor) alignedRequest(ctx context.Context, al *request.Aligned, messages []*schema.Message, indices []int, budget int, counter TokenCounter) ([]*schema.Message, []model.Option, int, string, error) {
-	positions, ok := al.Positions(messages, indices)
-	if !ok {
-		return nil, nil, 0, FallbackNotSent, nil
-	}
-	base := al.Sent[:al.Request]
-	if positions[len(positions)-1] >= al.Request {
-		base = al.Sent
-	}
-	prompt := make([]*schema.Message, 0, len(base)+1)
-	prompt = append(prompt, base...)
-	prompt = append(prompt, schema.UserMessage(c.alignedInstruction(al.Sent, positions, budget)))
-	n, err := counter.Count(ctx, prompt, al.Tools)
-	if err != nil {
-		return nil, nil, 0, "", fmt.Errorf("compaction: measuring the cache-aligned summarizer request: %w", err)
-	}
-	if c.maxInput > 0 && n > c.maxInput {
-		return nil, nil, n, FallbackOverBudget, nil
-	}
-	var opts []model.Option
-	if len(al.Tools) > 0 {
-		opts = append(opts, model.WithTools(al.Tools))
-	}
-	return prompt, opts, n, "", nil
-}
-
-// alignedInstruction is the user message closing a cache-aligned request
-// (request.Instruction): the span by position and by its first and last
-// message, then the default sections, rules and length for budget tokens,
-// or the custom SummaryInstruction with BudgetWordsPlaceholder filled in.
-func (c *SummarizationCompactor) alignedInstruction(sent []*schema.Message, positions []int, budget int) string {
-	custom := ""
-	if c.customInstruction() {
-		custom = c.instruction
-	}
-	return request.Instruction(sent, positions, custom, budget)
+	return c.requests().AlignedPrompt(ctx, al, messages, indices, budget, counter)
 }
 
 // AlignedSpan reads a cache-aligned summarizer request (see
@@ -157,103 +116,6 @@ const (
 	CapRetryReasoning = "reasoning_room"
 )
 
-// minReasoningRoom is the least room for hidden reasoning a compactor adds to
-// its cap once a reply came back empty and cut: reasoning models spend from
-// a few hundred to a few thousand tokens before a summary, and a cap only
-// bounds the bill, so a generous room costs nothing a model does not spend.
-// reasoningRoomShare: the room is at least this many times the reasoning a
-// reply reported, so a harder span than the last one still fits.
-const (
-	minReasoningRoom   = 4096
-	reasoningRoomShare = 2
-)
-
-// outputCap is what a compactor learned about sending its output cap, shared
-// by every run it serves.
-type outputCap struct {
-	completion func(int) model.Option // MaxCompletionTokensOption; nil: none
-
-	mu sync.Mutex
-	// rejected: the summarizer refused max_tokens.
-	rejected bool
-	// room is added to the cap for hidden reasoning; 0 until a reply came
-	// back empty and cut at the cap, then at least minReasoningRoom.
-	room int
-}
-
-// options are the call options that send maxTokens, the room learned for
-// reasoning added, and how they send it (an OutputCap constant).
-func (o *outputCap) options(maxTokens int) ([]model.Option, string, int) {
-	o.mu.Lock()
-	rejected, room := o.rejected, o.room
-	o.mu.Unlock()
-	switch {
-	case !rejected:
-		return []model.Option{model.WithMaxTokens(maxTokens + room)}, OutputCapMaxTokens, room
-	case o.completion != nil:
-		return []model.Option{o.completion(maxTokens + room)}, OutputCapMaxCompletionTokens, room
-	}
-	return nil, OutputCapNone, 0
-}
-
-// learnRejected notes that the summarizer refused max_tokens, and reports
-// whether a call that sent them, as sentAs says, should be made again.
-func (o *outputCap) learnRejected(sentAs string, err error) bool {
-	if sentAs != OutputCapMaxTokens || !refusesMaxTokens(err) {
-		return false
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.rejected = true
-	return true
-}
-
-// learnReasoning notes the hidden reasoning a reply to a call that sent
-// capSent as its cap (0: none) reported and, for a reply cut at the cap
-// with no text, the room reasoning needs. It reports whether the call should
-// be made again with that room: only the first time the compactor learns it,
-// so a model that reasons without end costs one wasted call per compactor,
-// not one per round. A reply cut with no cap sent hit the provider's own
-// limit, which no room changes.
-func (o *outputCap) learnReasoning(reply *schema.Message, capSent int) bool {
-	spent := reasoningTokens(reply)
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if capSent == 0 || !cutEmpty(reply) {
-		if o.room > 0 {
-			o.room = max(o.room, spent*reasoningRoomShare)
-		}
-		return false
-	}
-	first := o.room == 0
-	o.room = max(o.room, minReasoningRoom, spent*reasoningRoomShare, capSent*reasoningRoomShare)
-	return first
-}
-
-// cutEmpty reports whether reply was cut at its cap (finish reason
-// "length") before it had any usable text or tool call.
-func cutEmpty(reply *schema.Message) bool { return replytext.CutBeforeText(reply) }
-
-// refusesMaxTokens reports whether err is a provider's refusal of max_tokens.
-func refusesMaxTokens(err error) bool { return replytext.RefusesMaxTokens(err) }
-
-// reasoningTokens is the hidden reasoning a reply reported: its usage's
-// reasoning tokens, else, for a reply cut with no text, all its completion
-// tokens, which can only have been reasoning.
-func reasoningTokens(reply *schema.Message) int {
-	if reply == nil || reply.ResponseMeta == nil || reply.ResponseMeta.Usage == nil {
-		return 0
-	}
-	u := reply.ResponseMeta.Usage
-	if n := u.CompletionTokensDetails.ReasoningTokens; n > 0 {
-		return n
-	}
-	if cutEmpty(reply) {
-		return u.CompletionTokens
-	}
-	return 0
-}
-
 // outputBudget is the round's output budget for input tokens replaced: the
 // tokens the summarizer is asked to write (cost.SummaryBudget), and the max output tokens sent
 // (that plus the headroom, at most SummarizationConfig.MaxRoundOutputTokens;
@@ -270,78 +132,22 @@ func (c *SummarizationCompactor) outputBudget(input int) (budget, maxTokens int)
 // as written, with the placeholder, if any, filled in.
 const BudgetWordsPlaceholder = request.Placeholder
 
-// customInstruction reports whether the compactor's instruction is a custom
-// one, which gets no budget sentence.
-func (c *SummarizationCompactor) customInstruction() bool {
-	return c.instruction != DefaultSummaryInstruction
-}
-
-// instructionFor is a custom instruction with BudgetWordsPlaceholder filled
-// in for budget tokens.
-func (c *SummarizationCompactor) instructionFor(budget int) string {
-	return request.Fill(c.instruction, budget)
+// requests are the parts of the compactor's configuration its summarizer
+// requests are built from.
+func (c *SummarizationCompactor) requests() request.Settings {
+	return request.Settings{Instruction: c.instruction, MaxInput: c.maxInput, MaxText: c.maxText, DropLedger: !c.ledger.Off()}
 }
 
 // transcriptRequest is the transcript request for a wrapped transcript and
-// the round's budget. With the default instruction the summary's length
-// (request.Sentence) follows the transcript's closing tag, in the user
-// message, outside the data block. A custom instruction is the system
-// prompt as written, BudgetWordsPlaceholder filled in, and the wrapped
-// transcript alone the user message.
+// the round's budget (request.Settings.Prompt).
 func (c *SummarizationCompactor) transcriptRequest(wrapped string, budget int) []*schema.Message {
-	if c.customInstruction() {
-		return transcript.PromptWrapped(c.instructionFor(budget), wrapped)
-	}
-	return transcript.PromptWrapped(c.instruction, wrapped+"\n\n"+request.Sentence(budget))
+	return c.requests().Prompt(wrapped, budget)
 }
 
-// minCutRunes is the shortest a cut text may become: enough for a head, a
-// tail and the marker between them.
-const minCutRunes = 96
-
 // fitTranscript returns the transcript to show the summarizer for indices,
-// wrapped in its tags (transcript.Wrapped), its size without them, and how
-// many messages had a text cut. Every text longer than MaxTextTokens is cut
-// to it, head and tail with a marker between them, unless the marker would
-// make it no shorter. Under MaxRoundInputTokens it then cuts the longest texts the
-// transcript shows, whatever field of a message holds them (content, parts,
-// tool-call arguments, names, ids, attachment placeholders), keeping head
-// and tail and marking the cut, halving the allowance until the transcript
-// fits or nothing more can be cut. The cuts happen as the transcript is
-// rendered; the conversation is untouched.
+// wrapped in its tags, how many messages had a text cut, and its size
+// without the tags: cut to MaxTextTokens and under MaxRoundInputTokens as
+// it is rendered (request.Settings.Fit); the conversation is untouched.
 func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*schema.Message, indices []int, counter TokenCounter) (string, int, int, error) {
-	var text string
-	var cut int
-	// Without a cap nothing is cut and the longest text need not be
-	// measured: no cutter, so texts are indented as they are written.
-	var cutter *render.Cutter
-	if c.maxInput > 0 || c.maxText > 0 {
-		cutter = &render.Cutter{Limit: c.maxText, Track: c.maxInput > 0}
-	}
-	view := transcript.View{Cut: cutter, DropLedger: !c.ledger.Off(), Request: transcript.Spanned(messages, indices)}
-	size := func() (int, error) {
-		text, cut = transcript.Wrapped(messages, indices, view)
-		n, err := counter.Count(ctx, []*schema.Message{schema.UserMessage(transcript.Body(text))}, nil)
-		if err != nil {
-			return 0, fmt.Errorf("compaction: measuring the summarizer's transcript: %w", err)
-		}
-		return n, nil
-	}
-	n, err := size()
-	if err != nil || c.maxInput == 0 || n <= c.maxInput {
-		return text, cut, n, err
-	}
-	longest := cutter.Longest
-	if c.maxText > 0 {
-		longest = min(longest, c.maxText)
-	}
-	for cutter.Limit = longest / 2; cutter.Limit >= minCutRunes; cutter.Limit /= 2 {
-		if n, err = size(); err != nil {
-			return "", 0, 0, err
-		}
-		if n <= c.maxInput || cutter.Limit/2 < minCutRunes {
-			return text, cut, n, nil
-		}
-	}
-	return text, cut, n, nil
+	return c.requests().Fit(ctx, messages, indices, counter)
 }

@@ -338,7 +338,7 @@ func (c *SummarizationCompactor) write(ctx context.Context, al *request.Aligned,
 func (c *SummarizationCompactor) ask(ctx context.Context, prompt []*schema.Message, opts []model.Option, rep *Round) (*schema.Message, error) {
 	// send returns the reply and the cap it sent (0: none).
 	send := func() (*schema.Message, int, error) {
-		capOpts, sentAs, room := c.outCap.options(rep.MaxOutputTokens)
+		capOpts, sentAs, room := c.outCap.Options(rep.MaxOutputTokens)
 		rep.OutputCap, rep.ReasoningRoom = sentAs, room
 		sent := 0
 		if sentAs != OutputCapNone {
@@ -348,22 +348,22 @@ func (c *SummarizationCompactor) ask(ctx context.Context, prompt []*schema.Messa
 		return reply, sent, err
 	}
 	reply, sent, err := send()
-	if err != nil && ctx.Err() == nil && c.outCap.learnRejected(rep.OutputCap, err) {
+	if err != nil && ctx.Err() == nil && c.outCap.LearnRejected(rep.OutputCap, err) {
 		rep.CapRetries = append(rep.CapRetries, CapRetryRejected)
 		c.log.WarnContext(ctx, "the summarizer refused max_tokens; this compactor no longer sends it",
-			"completion_tokens_option", c.outCap.completion != nil, "error", err)
+			"completion_tokens_option", c.outCap.Completion != nil, "error", err)
 		reply, sent, err = send()
 	}
 	if err != nil {
 		return reply, err
 	}
-	if c.outCap.learnReasoning(reply, sent) {
+	if c.outCap.LearnReasoning(reply, sent) {
 		rep.CapRetries = append(rep.CapRetries, CapRetryReasoning)
 		c.log.WarnContext(ctx, "the summarizer's reply was cut at the cap before any text (hidden reasoning); this compactor adds room for reasoning from now on",
-			"max_output_tokens", rep.MaxOutputTokens, "reasoning_tokens", reasoningTokens(reply))
+			"max_output_tokens", rep.MaxOutputTokens, "reasoning_tokens", request.ReasoningTokens(reply))
 		reply, _, err = send()
 		if err == nil {
-			c.outCap.learnReasoning(reply, 0)
+			c.outCap.LearnReasoning(reply, 0)
 		}
 	}
 	return reply, err

@@ -17,6 +17,7 @@ import (
 
 	// Imported under another name: the compaction's code names its plans plan.
 	planning "github.com/einocompact/einocompact/hooks/compaction/internal/plan"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/request"
 )
 
 // SummarizationConfig configures a SummarizationCompactor.
@@ -182,7 +183,7 @@ type SummarizationCompactor struct {
 	planner     *planning.Planner // plans the rounds; learns summary sizes, shared by all runs
 	aligned     bool              // CacheAligned
 	maxOutput   int               // MaxRoundOutputTokens; 0: no bound beyond the plan
-	outCap      *outputCap        // how the cap is sent, learned from the summarizer
+	outCap      *request.Cap      // how the cap is sent, learned from the summarizer
 }
 
 var (
@@ -212,7 +213,7 @@ func NewSummarizationCompactor(_ context.Context, cfg *SummarizationConfig) (*Su
 		log:         cfg.Logger,
 		onRound:     cfg.OnRound,
 		aligned:     cfg.CacheAligned,
-		outCap:      &outputCap{completion: cfg.MaxCompletionTokensOption},
+		outCap:      &request.Cap{Completion: cfg.MaxCompletionTokensOption},
 	}
 	if cfg.MinKeepSteps != nil {
 		if *cfg.MinKeepSteps < 0 {

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/count"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
@@ -96,6 +98,50 @@ func (al *Aligned) position(m *schema.Message) (int, bool) {
 	return 0, false
 }
 
+// Why a cache-aligned round sends the transcript request instead (the
+// values of compaction's FallbackOverBudget and FallbackNotSent, which keep
+// their literals so go doc shows them).
+const (
+	fallbackOverBudget = "over_budget"
+	fallbackNotSent    = "not_sent"
+)
+
+// AlignedPrompt builds the cache-aligned request for the round replacing
+// messages[indices]: the agent's last request as sent (or the whole
+// conversation Compact was given, when the span reaches past it) and the
+// instruction naming the span. It returns the prompt, the call options
+// carrying the agent's tools, the counter's size of prompt and tools, and,
+// when the round must use the transcript request instead, why.
+func (s Settings) AlignedPrompt(ctx context.Context, al *Aligned, messages []*schema.Message, indices []int, budget int, counter count.Counter) ([]*schema.Message, []model.Option, int, string, error) {
+	positions, ok := al.Positions(messages, indices)
+	if !ok {
+		return nil, nil, 0, fallbackNotSent, nil
+	}
+	base := al.Sent[:al.Request]
+	if positions[len(positions)-1] >= al.Request {
+		base = al.Sent
+	}
+	custom := ""
+	if s.custom() {
+		custom = s.Instruction
+	}
+	prompt := make([]*schema.Message, 0, len(base)+1)
+	prompt = append(prompt, base...)
+	prompt = append(prompt, schema.UserMessage(instruction(al.Sent, positions, custom, budget)))
+	n, err := counter.Count(ctx, prompt, al.Tools)
+	if err != nil {
+		return nil, nil, 0, "", fmt.Errorf("compaction: measuring the cache-aligned summarizer request: %w", err)
+	}
+	if s.MaxInput > 0 && n > s.MaxInput {
+		return nil, nil, n, fallbackOverBudget, nil
+	}
+	var opts []model.Option
+	if len(al.Tools) > 0 {
+		opts = append(opts, model.WithTools(al.Tools))
+	}
+	return prompt, opts, n, "", nil
+}
+
 // rules replace the transcript instruction's rules in a cache-aligned
 // request, where the summarizer reads the messages themselves.
 const rules = `Rules:
@@ -107,26 +153,26 @@ const rules = `Rules:
 - Messages in <conversation_summary> tags are earlier summaries: merge them into yours, keeping what still holds, dropping what is out of date and adding the new facts.
 - Use terse bullet points. Do not address the user and do not mention that this is a summary.`
 
-// Instruction is the user message closing a cache-aligned request: which
+// instruction is the user message closing a cache-aligned request: which
 // messages of the request (positions counted from 1) the summary will
 // replace, named by position and by their first and last message, then
 // what to write, and last, with the default instruction (custom empty), how
-// long the summary may be (Sentence for budget tokens). A custom
+// long the summary may be (sentence for budget tokens). A custom
 // instruction stands in for the built-in sections, rules and length,
 // Placeholder filled in; only the rule not to call tools, which this
 // request's shape needs, follows it.
-func Instruction(sent []*schema.Message, positions []int, custom string, budget int) string {
+func instruction(sent []*schema.Message, positions []int, custom string, budget int) string {
 	var b strings.Builder
-	b.WriteString(Lead)
+	b.WriteString(lead)
 	b.WriteString(positionRanges(positions))
-	b.WriteString(SpanEnd)
+	b.WriteString(spanEnd)
 	b.WriteString(", from ")
 	b.WriteString(describeForSpan(sent[positions[0]]))
 	b.WriteString(" to ")
 	b.WriteString(describeForSpan(sent[positions[len(positions)-1]]))
 	b.WriteString(", are about to be replaced by a summary. Write that summary now.\n\n")
 	if custom != "" {
-		b.WriteString(Fill(custom, budget))
+		b.WriteString(fill(custom, budget))
 		b.WriteString("\n\nDo not call any tool: reply only with the summary, as plain text.")
 		return b.String()
 	}
@@ -134,15 +180,15 @@ func Instruction(sent []*schema.Message, positions []int, custom string, budget 
 	b.WriteString("\n\n")
 	b.WriteString(rules)
 	b.WriteString("\n\n")
-	b.WriteString(Sentence(budget))
+	b.WriteString(sentence(budget))
 	return b.String()
 }
 
-// Lead opens the instruction closing a cache-aligned request, and SpanEnd
+// lead opens the instruction closing a cache-aligned request, and spanEnd
 // follows the span's positions in it (Span reads them).
 const (
-	Lead    = "Stop working on the task for this one reply. Messages "
-	SpanEnd = " of this conversation (counting its first message as 1)"
+	lead    = "Stop working on the task for this one reply. Messages "
+	spanEnd = " of this conversation (counting its first message as 1)"
 )
 
 // Span reads a cache-aligned summarizer request (compaction.AlignedSpan):
@@ -158,11 +204,11 @@ func Span(prompt []*schema.Message) ([]int, bool) {
 	if last == nil || last.Role != schema.User {
 		return nil, false
 	}
-	rest, ok := strings.CutPrefix(last.Content, Lead)
+	rest, ok := strings.CutPrefix(last.Content, lead)
 	if !ok {
 		return nil, false
 	}
-	ranges, _, ok := strings.Cut(rest, SpanEnd)
+	ranges, _, ok := strings.Cut(rest, spanEnd)
 	if !ok {
 		return nil, false
 	}

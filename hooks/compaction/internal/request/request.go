@@ -60,16 +60,16 @@ func Words(budget int) string {
 	return strconv.Itoa(max(budget*wordsPerBudget/budgetPerWords/wordsStep*wordsStep, wordsStep))
 }
 
-// Sentence is the sentence both request shapes end their user-side part
+// sentence is the sentence both request shapes end their user-side part
 // with when the instruction is the default: how long the summary may be, in
 // words, for budget tokens.
-func Sentence(budget int) string {
+func sentence(budget int) string {
 	return "Keep the summary under about " + Words(budget) + " words."
 }
 
-// Fill is a custom instruction with Placeholder filled in for budget
+// fill is a custom instruction with Placeholder filled in for budget
 // tokens.
-func Fill(instruction string, budget int) string {
+func fill(instruction string, budget int) string {
 	if !strings.Contains(instruction, Placeholder) {
 		return instruction
 	}
