@@ -188,7 +188,7 @@ func (s *Summarizer) Stream(context.Context, []*schema.Message, ...model.Option)
 
 // spanPattern finds the positions a cache-aligned request's closing
 // instruction names ("Messages 2-10, 12 and 14-20 of this conversation
-// (counting its first message as 1)"; compaction's alignedInstruction).
+// (counting its first message as 1)"; compaction.AlignedSpan reads it).
 var spanPattern = regexp.MustCompile(`Messages ([0-9, -]+(?: and [0-9-]+)?) of this conversation \(counting its first message as 1\)`)
 
 // namedSpan returns the messages a cache-aligned request asks to

@@ -3,7 +3,6 @@ package compaction
 import (
 	"context"
 
-	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/cost"
@@ -53,14 +52,6 @@ func WithRequestTools(ctx context.Context, tools []*schema.ToolInfo) context.Con
 // RequestTools returns the tool schemas WithRequestTools put into ctx, and
 // whether there were any set (an agent without tools sets an empty list).
 func RequestTools(ctx context.Context) ([]*schema.ToolInfo, bool) { return request.Tools(ctx) }
-
-// alignedRequest is the cache-aligned request for the round replacing
-// messages[indices] (request.Settings.AlignedPrompt): the prompt, the call
-// options carrying the agent's tools, its size, and, when the round must
-// use the transcript request instead, why (a Fallback constant).
-func (c *SummarizationCompactor) alignedRequest(ctx context.Context, al *request.Aligned, messages []*schema.Message, indices []int, budget int, counter TokenCounter) ([]*schema.Message, []model.Option, int, string, error) {
-	return c.requests().AlignedPrompt(ctx, al, messages, indices, budget, counter)
-}
 
 // AlignedSpan reads a cache-aligned summarizer request (see
 // SummarizationConfig.CacheAligned): when prompt's last message is the
@@ -131,23 +122,3 @@ func (c *SummarizationCompactor) outputBudget(input int) (budget, maxTokens int)
 // about 120 words."). A custom instruction gets no such sentence: it is sent
 // as written, with the placeholder, if any, filled in.
 const BudgetWordsPlaceholder = request.Placeholder
-
-// requests are the parts of the compactor's configuration its summarizer
-// requests are built from.
-func (c *SummarizationCompactor) requests() request.Settings {
-	return request.Settings{Instruction: c.instruction, MaxInput: c.maxInput, MaxText: c.maxText, DropLedger: !c.ledger.Off()}
-}
-
-// transcriptRequest is the transcript request for a wrapped transcript and
-// the round's budget (request.Settings.Prompt).
-func (c *SummarizationCompactor) transcriptRequest(wrapped string, budget int) []*schema.Message {
-	return c.requests().Prompt(wrapped, budget)
-}
-
-// fitTranscript returns the transcript to show the summarizer for indices,
-// wrapped in its tags, how many messages had a text cut, and its size
-// without the tags: cut to MaxTextTokens and under MaxRoundInputTokens as
-// it is rendered (request.Settings.Fit); the conversation is untouched.
-func (c *SummarizationCompactor) fitTranscript(ctx context.Context, messages []*schema.Message, indices []int, counter TokenCounter) (string, int, int, error) {
-	return c.requests().Fit(ctx, messages, indices, counter)
-}

@@ -283,7 +283,7 @@ func (c *SummarizationCompactor) summarize(ctx context.Context, al *request.Alig
 // reply is an empty one.
 func (c *SummarizationCompactor) write(ctx context.Context, al *request.Aligned, messages []*schema.Message, plan Plan, budget int, counter TokenCounter, rep *Round) (string, error) {
 	if al != nil {
-		prompt, opts, n, fallback, err := c.alignedRequest(ctx, al, messages, plan.Indices, budget, counter)
+		prompt, opts, n, fallback, err := c.requests().AlignedPrompt(ctx, al, messages, plan.Indices, budget, counter)
 		if err != nil {
 			return "", countError{err}
 		}
@@ -311,11 +311,11 @@ func (c *SummarizationCompactor) write(ctx context.Context, al *request.Aligned,
 				"reason", rep.AlignedFallback, "tool_calls", calls)
 		}
 	}
-	transcript, truncated, transcriptTokens, err := c.fitTranscript(ctx, messages, plan.Indices, counter)
+	transcript, truncated, transcriptTokens, err := c.requests().Fit(ctx, messages, plan.Indices, counter)
 	if err != nil {
 		return "", countError{err}
 	}
-	prompt := c.transcriptRequest(transcript, budget)
+	prompt := c.requests().Prompt(transcript, budget)
 	// Round.InputTokens is the request as sent in both shapes: the
 	// instruction too, and the tools, of which this request has none.
 	inputTokens, err := counter.Count(ctx, prompt, nil)

@@ -428,6 +428,12 @@ func planCounter(counter TokenCounter) tokencount.Counter {
 	return counter
 }
 
+// requests are the parts of the compactor's configuration its summarizer
+// requests are built from.
+func (c *SummarizationCompactor) requests() request.Settings {
+	return request.Settings{Instruction: c.instruction, MaxInput: c.maxInput, MaxText: c.maxText, DropLedger: !c.ledger.Off()}
+}
+
 // planConfig is the planner's part of the compactor's configuration: the
 // ledger's cap and the output budget reach it as functions, so that plan
 // imports neither.

@@ -132,7 +132,7 @@ func withSummaries(units [][]int, sums []int) [][]int {
 //
 // Under MaxRoundInputTokens a group that would push the selection past
 // the cap is not taken, unless nothing has been taken yet: then it goes alone
-// and the transcript is cut to fit (the compactor's fitTranscript).
+// and the transcript is cut to fit (request.Settings.Fit).
 func (p *Planner) takeGroups(rest *remainder, groups [][]int, target, least int) (sel []int, fits bool, err error) {
 	if len(groups) < least {
 		return nil, false, nil

@@ -1,12 +1,15 @@
-// Package request holds what a summarizer request says besides the
-// transcript: the summary's output budget and how the request tells it in
-// words, and the cache-aligned request, which re-sends the agent's own
-// request as it was sent (where each message stands in it, the tools sent
-// with it, the closing instruction naming the span to summarize, and the
-// reading of that instruction back).
+// Package request builds the summarizer's requests: the summary's output
+// budget and how a request tells it in words; the transcript request, its
+// transcript cut to the round's input cap as it is rendered; the
+// cache-aligned request, which re-sends the agent's own request as it was
+// sent (where each message stands in it, the tools sent with it, the
+// closing instruction naming the span to summarize, and the reading of that
+// instruction back); and the output cap, sent as the summarizer has shown
+// it takes it.
 //
-// Messages come in through Align, the package's door; the rest takes the
-// positions and counts it hands over.
+// Messages come in through Align, Settings.AlignedPrompt and Settings.Fit,
+// the package's doors; the rest takes the positions, counts and text they
+// hand over.
 package request
 
 import (
