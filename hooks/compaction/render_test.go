@@ -8,7 +8,6 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
-	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
 
@@ -352,7 +351,7 @@ func TestTranscriptIndentsOnlyLinesThatLookLikeMessages(t *testing.T) {
 // summaryOf is a summary of this compactor holding text.
 func summaryOf(text string) *schema.Message {
 	m := summary("x", 1)
-	m.Content = summarytext.Open + "\n" + text + "\n" + summarytext.Close
+	m.Content = "<conversation_summary>\n" + text + "\n</conversation_summary>"
 	return m
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
-	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
@@ -84,7 +83,7 @@ func TestLedgerMarksToolTextAsData(t *testing.T) {
 				t.Errorf("the summary does not say what the marking means:\n%s", sum.Content)
 			}
 			for _, id := range spotlightIDs {
-				if !strings.Contains(sum.Content, "\n- "+id+"\n") && !strings.HasSuffix(sum.Content, "\n- "+id+"\n"+summarytext.Close) {
+				if !strings.Contains(sum.Content, "\n- "+id+"\n") && !strings.HasSuffix(sum.Content, "\n- "+id+"\n</conversation_summary>") {
 					t.Errorf("identifier %q is not listed byte for byte:\n%s", id, sum.Content)
 				}
 			}

@@ -30,10 +30,10 @@ import (
 
 // The fixed words of a summary's text and marker.
 const (
-	// Open starts a summary's text.
-	Open = "<conversation_summary>"
-	// Close ends a summary's text (an archive pointer line may follow).
-	Close = "</conversation_summary>"
+	// openTag starts a summary's text.
+	openTag = "<conversation_summary>"
+	// closeTag ends a summary's text (an archive pointer line may follow).
+	closeTag = "</conversation_summary>"
 	// LedgerKey is the marker field that remembers a summary's identifiers.
 	LedgerKey = "identifiers"
 	// LedgerHeading starts the block the identifier ledger writes.
@@ -73,16 +73,17 @@ func Text(reply *schema.Message) (string, error) {
 const spotlightNote = spotlight.Note
 
 // New builds the message that stands for n replaced messages: a user message
-// Open+"\nTEXT\n"+Close carrying the summarization marker with fields (the
-// ledger's) added. Summary tags inside TEXT are escaped (EscapeTags). When
-// TEXT quotes tool output marked as data («…», see the identifier ledger)
-// and does not say so already, the line spotlightNote comes first, so the
-// model reading the summary knows the marks.
+// "<conversation_summary>\nTEXT\n</conversation_summary>" carrying the
+// summarization marker with fields (the ledger's) added. Summary tags
+// inside TEXT are escaped (EscapeTags). When TEXT quotes tool output marked
+// as data («…», see the identifier ledger) and does not say so already, the
+// line spotlightNote comes first, so the model reading the summary knows
+// the marks.
 func New(text string, n int, fields map[string]any) *schema.Message {
 	if spotlight.Holds(text) && !strings.Contains(text, spotlightNote) {
 		text = spotlightNote + "\n" + text
 	}
-	m := schema.UserMessage(Open + "\n" + EscapeTags(text) + "\n" + Close)
+	m := schema.UserMessage(openTag + "\n" + EscapeTags(text) + "\n" + closeTag)
 	m.Extra = map[string]any{marker.Key: message.NewFields(message.StrategySummarization, n, fields)}
 	return m
 }
@@ -104,8 +105,8 @@ func EscapeTags(text string) string { return spotlight.Escape(text, tag) }
 // away is returned as it is rather than guessed at.
 func Body(text string) string {
 	text = withoutPointer(text)
-	if strings.HasPrefix(text, Open) && strings.HasSuffix(text, Close) && len(text) >= len(Open)+len(Close) {
-		return strings.TrimSpace(text[len(Open) : len(text)-len(Close)])
+	if strings.HasPrefix(text, openTag) && strings.HasSuffix(text, closeTag) && len(text) >= len(openTag)+len(closeTag) {
+		return strings.TrimSpace(text[len(openTag) : len(text)-len(closeTag)])
 	}
 	return text
 }
@@ -215,7 +216,7 @@ func BlockValues(text string) []string {
 // archive's pointer.
 func blockLines(text string) []string {
 	text = strings.TrimSpace(withoutPointer(text))
-	if body, ok := strings.CutSuffix(text, Close); ok {
+	if body, ok := strings.CutSuffix(text, closeTag); ok {
 		text = strings.TrimRight(body, "\n")
 	}
 	i := BlockAt(text)
@@ -230,7 +231,7 @@ func blockLines(text string) []string {
 // the archive's pointer line after the summary goes to after.
 func Split(text string) (before, block, after string) {
 	body := strings.TrimRight(withoutPointer(text), " \t\r\n")
-	if b, ok := strings.CutSuffix(body, Close); ok {
+	if b, ok := strings.CutSuffix(body, closeTag); ok {
 		body = strings.TrimRight(b, "\n")
 	}
 	i := BlockAt(body)
