@@ -9,7 +9,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
-	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/ledger"
 )
 
 // TestMarkersSurvivePlainGob runs every compactor that writes Extra and
@@ -49,7 +49,7 @@ func TestMarkersSurvivePlainGob(t *testing.T) {
 		strategy  string
 		field     string // a strategy-specific marker field the output must carry
 	}{
-		{"summarization with ledger", sum, StrategySummarization, summarytext.LedgerKey},
+		{"summarization with ledger", sum, StrategySummarization, ledger.MarkerKey},
 		{"sliding window", sw, StrategySlidingWindow, "removed_messages"},
 		{"tool result pruning", pr, StrategyToolResultPruning, "original_tokens"},
 	} {

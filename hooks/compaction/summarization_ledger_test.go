@@ -9,6 +9,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/ledger"
 	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
@@ -84,14 +85,14 @@ func TestSummarizationLedger(t *testing.T) {
 				if !strings.Contains(sum.Content, summarytext.LedgerHeading) {
 					t.Error("no verbatim block")
 				}
-				if len(summarytext.Remembered(m[summarytext.LedgerKey])) != ids.Found {
-					t.Errorf("marker remembers %v", m[summarytext.LedgerKey])
+				if len(ledger.Remembered(m[ledger.MarkerKey])) != ids.Found {
+					t.Errorf("marker remembers %v", m[ledger.MarkerKey])
 				}
 				// The newest step is kept verbatim, and its identifiers are not in the ledger.
 				if strings.Contains(sum.Content, "deploy/staging.yaml") {
 					t.Error("the ledger took identifiers from a kept step")
 				}
-			} else if ids.Found != 0 || m[summarytext.LedgerKey] != nil {
+			} else if ids.Found != 0 || m[ledger.MarkerKey] != nil {
 				t.Errorf("disabled ledger reported %+v / %v", ids, m)
 			}
 			if !equalMessages(msgs, before) {
@@ -147,7 +148,7 @@ func TestSummarizationLedgerFoldIsRefusedWhenTooBig(t *testing.T) {
 	t.Parallel()
 	const kept = "/srv/releases/2026-11/billing-api-7f3a9c.tar.gz"
 	old := summary("- shipped the release\n\n"+summarytext.LedgerHeading+"\n- "+kept, 6)
-	old.Extra[MetaKey].(map[string]any)[summarytext.LedgerKey] = []any{kept}
+	old.Extra[MetaKey].(map[string]any)[ledger.MarkerKey] = []any{kept}
 	msgs := []*schema.Message{sys("rules"), old, asst("ok"), user("task"), call("a"), result("a", "r")}
 	c, rounds := slNew(t, scFixed(t, "- shipped the release, then said ok"), SummarizationConfig{})
 	out, err := c.Compact(context.Background(), msgs, 1, DefaultCounter())

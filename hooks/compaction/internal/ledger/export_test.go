@@ -43,7 +43,7 @@ func ReferenceCollect(messages []*schema.Message, indices []int) []LedgerEntry {
 	for pos, i := range indices {
 		m := messages[i]
 		if fields, ok := message.CopyFields(m); ok {
-			remembered := summarytext.Remembered(fields[summarytext.LedgerKey])
+			remembered := Remembered(fields[MarkerKey])
 			for _, v := range remembered {
 				note(v, pos)
 			}

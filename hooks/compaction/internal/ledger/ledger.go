@@ -120,6 +120,31 @@ type Entry struct {
 	tag   int    // its reference's number in the block's legend, 0 for none
 }
 
+// MarkerKey is the marker field that remembers a summary's identifiers:
+// the newest MaxRemembered values of its ledger, which Repair returns in the
+// fields the summary message carries and Collect reads back when the
+// summary is folded into a later one.
+const MarkerKey = "identifiers"
+
+// Remembered is the list of identifiers a marker's MarkerKey field holds:
+// a []string as written, or the []any a decoded marker holds (non-strings
+// and blanks left out); nil for anything else.
+func Remembered(v any) []string {
+	switch x := v.(type) {
+	case []string:
+		return x
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			if s, ok := e.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
 // arenaShare sizes Collect's arena: the distinct values found take about
 // this fraction of the rendered text (a ninth to a twelfth in the
 // benchmark's conversations); the arena grows if they take more.
@@ -185,7 +210,7 @@ func (l Ledger) Collect(messages []*schema.Message, indices []int) []Entry {
 		ref, _ := archive.RefOf(m) // "" without an archive
 		if fields, ok := message.CopyFields(m); ok {
 			carried := summarytext.BlockRefs(m.Content)
-			remembered := summarytext.Remembered(fields[summarytext.LedgerKey])
+			remembered := Remembered(fields[MarkerKey])
 			for _, v := range remembered {
 				note(v, pos, true, cmp.Or(carried[v], ref))
 			}

@@ -74,7 +74,7 @@ func TestLedgerRepair(t *testing.T) {
 	if strings.Count(repaired, "internal/store/cache.go") != 1 {
 		t.Error("an identifier the summary kept was appended again")
 	}
-	if got := summarytext.Remembered(fields[summarytext.LedgerKey]); len(got) != len(entries) {
+	if got := Remembered(fields[MarkerKey]); len(got) != len(entries) {
 		t.Errorf("marker remembers %v", got)
 	}
 	if stats.SurvivalRate() >= 1 || stats.SurvivalRate() <= 0 {
@@ -122,7 +122,7 @@ func TestLedgerCapDropsOldestLeastUsed(t *testing.T) {
 func TestLedgerCarriesForwardThroughMarkers(t *testing.T) {
 	t.Parallel()
 	old := summary("earlier work", 4)
-	old.Extra[marker.Key].(map[string]any)[summarytext.LedgerKey] = []any{"deploy/prod.yaml", "req-1234abcd"}
+	old.Extra[marker.Key].(map[string]any)[MarkerKey] = []any{"deploy/prod.yaml", "req-1234abcd"}
 	// A JSON round trip turns []any of strings into []any again; both read.
 	raw, _ := json.Marshal(old)
 	var decoded schema.Message
@@ -266,11 +266,11 @@ func TestLedgerFoldReadsItsOwnBlock(t *testing.T) {
 	if stats.Dropped != 0 || stats.Appended != len(entries) {
 		t.Fatalf("stats %+v for %d entries lost by the summary", stats, len(entries))
 	}
-	if n := len(summarytext.Remembered(fields[summarytext.LedgerKey])); n != 1 {
+	if n := len(Remembered(fields[MarkerKey])); n != 1 {
 		t.Fatalf("marker remembers %d identifiers, want MaxRemembered = 1", n)
 	}
 	folded := summary(text, len(msgs))
-	folded.Extra[marker.Key].(map[string]any)[summarytext.LedgerKey] = fields[summarytext.LedgerKey]
+	folded.Extra[marker.Key].(map[string]any)[MarkerKey] = fields[MarkerKey]
 
 	next := l.Collect([]*schema.Message{folded, user("go on")}, []int{0, 1})
 	got := map[string]int{}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/count"
-	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
@@ -77,7 +76,7 @@ func (l Ledger) Repair(ctx context.Context, text string, entries []Entry, counte
 		remembered = append(remembered, all[:len(e.value)])
 		all = all[len(e.value):]
 	}
-	return text, stats, map[string]any{summarytext.LedgerKey: remembered}, nil
+	return text, stats, map[string]any{MarkerKey: remembered}, nil
 }
 
 // sortLost orders lost entries most used first, then newest first, ties in

@@ -28,14 +28,12 @@ import (
 	"github.com/einocompact/einocompact/internal/spotlight"
 )
 
-// The fixed words of a summary's text and marker.
+// The fixed words of a summary's text.
 const (
 	// openTag starts a summary's text.
 	openTag = "<conversation_summary>"
 	// closeTag ends a summary's text (an archive pointer line may follow).
 	closeTag = "</conversation_summary>"
-	// LedgerKey is the marker field that remembers a summary's identifiers.
-	LedgerKey = "identifiers"
 	// LedgerHeading starts the block the identifier ledger writes.
 	LedgerHeading = "## Identifiers (verbatim)"
 	// RecallTool is the tool the archive pointer line tells the model to
@@ -240,25 +238,6 @@ func Split(text string) (before, block, after string) {
 	}
 	// i is the "\n" before the heading: the block starts after it.
 	return text[:i+1], text[i+1 : len(body)], text[len(body):]
-}
-
-// Remembered is the list of identifiers a marker's LedgerKey field holds:
-// a []string as written, or the []any a decoded marker holds (non-strings
-// and blanks left out); nil for anything else.
-func Remembered(v any) []string {
-	switch x := v.(type) {
-	case []string:
-		return x
-	case []any:
-		out := make([]string, 0, len(x))
-		for _, e := range x {
-			if s, ok := e.(string); ok && s != "" {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 // Tag is the tag of a block line whose identifier is under the n-th
