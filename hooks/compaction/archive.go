@@ -14,7 +14,6 @@ import (
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/engine"
-	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 	"github.com/einocompact/einocompact/internal/redact"
 )
 
@@ -261,8 +260,9 @@ func redactMessage(m *schema.Message, f func(string) string) *schema.Message {
 	return &c
 }
 
-// RecallToolName is the name of the tool NewRecallTool returns.
-const RecallToolName = summarytext.RecallTool
+// RecallToolName is the name of the tool NewRecallTool returns, which the
+// line an archived compaction's summary ends with tells the model to call.
+const RecallToolName = "recall"
 
 // DefaultRecallMaxChars is the size of one page of the recall tool's
 // output, in code points, when WithRecallMaxChars does not set it.

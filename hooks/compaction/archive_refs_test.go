@@ -8,6 +8,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
+	summarytext "github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 // TestArchiveRefs: references issued with a key check with it and name
@@ -57,5 +58,16 @@ func TestArchiveDefaultsMatch(t *testing.T) {
 	if DefaultArchiveTTL != archive.DefaultTTL || DefaultArchiveMaxBytes != archive.DefaultMaxBytes || MinArchiveKeyBytes != archive.MinKeyBytes {
 		t.Fatalf("public defaults %v %d %d, the store's %v %d %d", DefaultArchiveTTL, DefaultArchiveMaxBytes, MinArchiveKeyBytes,
 			archive.DefaultTTL, archive.DefaultMaxBytes, archive.MinKeyBytes)
+	}
+}
+
+// TestPointerNamesRecallTool: the line an archived compaction's summary
+// ends with tells the model to call the tool by the name NewRecallTool
+// gives it, though RecallToolName is written out here for godoc and the
+// line is written in internal/summary.
+func TestPointerNamesRecallTool(t *testing.T) {
+	t.Parallel()
+	if line := summarytext.Pointer(3, "arc1-ref"); !strings.Contains(line, " call the "+RecallToolName+" tool ") {
+		t.Fatalf("pointer line %q does not name the %q tool", line, RecallToolName)
 	}
 }

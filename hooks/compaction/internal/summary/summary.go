@@ -36,9 +36,10 @@ const (
 	closeTag = "</conversation_summary>"
 	// LedgerHeading starts the block the identifier ledger writes.
 	LedgerHeading = "## Identifiers (verbatim)"
-	// RecallTool is the tool the archive pointer line tells the model to
-	// call (compaction.RecallToolName).
-	RecallTool = "recall"
+	// recallTool is the tool the archive pointer line tells the model to
+	// call: compaction.RecallToolName, written out there for godoc
+	// (TestPointerNamesRecallTool holds the two equal).
+	recallTool = "recall"
 )
 
 // ErrNoUsable means the chat model's reply had no text to use as a summary
@@ -113,12 +114,12 @@ func Body(text string) string {
 // messages they replaced were archived under ref.
 func Pointer(n int, ref string) string {
 	return fmt.Sprintf("[Archived: the %d earlier message(s) replaced here are kept verbatim; call the %s tool with reference %q to read them.]",
-		n, RecallTool, ref)
+		n, recallTool, ref)
 }
 
 // pointerLine matches the line Pointer writes and the line break before it.
 var pointerLine = regexp.MustCompile(`\n\[Archived: the [0-9]+ earlier message\(s\) replaced here are kept verbatim; call the ` +
-	RecallTool + ` tool with reference "arc1-[0-9a-fcv]+-[0-9a-f]+-[0-9a-f]+" to read them\.\]\s*$`)
+	recallTool + ` tool with reference "arc1-[0-9a-fcv]+-[0-9a-f]+-[0-9a-f]+" to read them\.\]\s*$`)
 
 // cutPointer splits text into what a compaction wrote and the archive's
 // pointer line after it ("" when there is none). The pointer follows a
