@@ -2,11 +2,7 @@ package compaction
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/cloudwego/eino/components/tool"
@@ -54,7 +50,7 @@ var (
 	ErrArchiveNotFound = archive.ErrNotFound
 	// ErrArchiveScope is wrapped by the errors of a reference issued for
 	// another conversation than the caller's.
-	ErrArchiveScope = errors.New("compaction: archived entry belongs to another conversation")
+	ErrArchiveScope = archive.ErrScope
 )
 
 // ArchiveConversation returns the conversation key under which the archive
@@ -91,29 +87,16 @@ type ArchiveRefs struct{ signer *archive.Signer }
 // reading the same archive.
 func NewArchiveRefs(key []byte) (ArchiveRefs, error) {
 	s, err := archive.NewSigner(key)
-	if err != nil {
-		return ArchiveRefs{}, fmt.Errorf("compaction: NewArchiveRefs: %w", err)
-	}
-	return ArchiveRefs{signer: s}, nil
+	return ArchiveRefs{signer: s}, err
 }
 
 // Issue returns a new entry id in conversation conv and its reference;
 // conv must be a key from ArchiveConversation.
-func (r ArchiveRefs) Issue(conv string) (ref, entry string, err error) {
-	if r.signer == nil {
-		return "", "", fmt.Errorf("compaction: ArchiveRefs is not made by NewArchiveRefs")
-	}
-	return r.signer.Issue(conv)
-}
+func (r ArchiveRefs) Issue(conv string) (ref, entry string, err error) { return r.signer.Issue(conv) }
 
 // Check verifies ref's form and signature and returns its conversation and
 // entry id; the error wraps ErrArchiveReference.
-func (r ArchiveRefs) Check(ref string) (conv, entry string, err error) {
-	if r.signer == nil {
-		return "", "", fmt.Errorf("%w: ArchiveRefs is not made by NewArchiveRefs", ErrArchiveReference)
-	}
-	return r.signer.Check(ref)
-}
+func (r ArchiveRefs) Check(ref string) (conv, entry string, err error) { return r.signer.Check(ref) }
 
 // Defaults of a FileArchive.
 const (
@@ -171,11 +154,10 @@ func NewFileArchive(dir string, opts ...FileArchiveOption) (*FileArchive, error)
 	for _, o := range opts {
 		o(a)
 	}
-	f, err := archive.Open(dir, a.config)
-	if err != nil {
+	var err error
+	if a.file, err = a.config.Open(dir); err != nil {
 		return nil, err
 	}
-	a.file = f
 	return a, nil
 }
 
@@ -210,54 +192,7 @@ func RedactArchive(a Archive, redact func(string) string) (Archive, error) {
 	if redact == nil {
 		return a, nil
 	}
-	return &redactingArchive{Archive: a, redact: redact}, nil
-}
-
-// redactingArchive redacts what it puts (RedactArchive).
-type redactingArchive struct {
-	Archive
-	redact func(string) string
-}
-
-// Put implements Archive.
-func (r *redactingArchive) Put(ctx context.Context, conv string, messages []*schema.Message) (string, error) {
-	out := make([]*schema.Message, len(messages))
-	for i, m := range messages {
-		out[i] = redactMessage(m, r.redact)
-	}
-	return r.Archive.Put(ctx, conv, out)
-}
-
-// redactMessage is a copy of m with every shown text passed through f.
-func redactMessage(m *schema.Message, f func(string) string) *schema.Message {
-	if m == nil {
-		return nil
-	}
-	c := *m
-	c.Content, c.ReasoningContent, c.Name = f(m.Content), f(m.ReasoningContent), f(m.Name)
-	c.ToolCallID, c.ToolName = f(m.ToolCallID), f(m.ToolName)
-	c.MultiContent = slices.Clone(m.MultiContent)
-	for i := range c.MultiContent {
-		c.MultiContent[i].Text = f(c.MultiContent[i].Text)
-	}
-	c.UserInputMultiContent = slices.Clone(m.UserInputMultiContent)
-	for i := range c.UserInputMultiContent {
-		c.UserInputMultiContent[i].Text = f(c.UserInputMultiContent[i].Text)
-	}
-	c.AssistantGenMultiContent = slices.Clone(m.AssistantGenMultiContent)
-	for i := range c.AssistantGenMultiContent {
-		c.AssistantGenMultiContent[i].Text = f(c.AssistantGenMultiContent[i].Text)
-	}
-	c.ToolCalls = slices.Clone(m.ToolCalls)
-	for i := range c.ToolCalls {
-		tc := &c.ToolCalls[i]
-		tc.ID, tc.Function.Name, tc.Function.Arguments = f(tc.ID), f(tc.Function.Name), f(tc.Function.Arguments)
-	}
-	c.Extra = nil
-	if marker, ok := m.Extra[MetaKey]; ok {
-		c.Extra = map[string]any{MetaKey: marker}
-	}
-	return &c
+	return &archive.Redacting{Archive: a, Redact: redact}, nil
 }
 
 // RecallToolName is the name of the tool NewRecallTool returns, which the
@@ -269,20 +204,20 @@ const RecallToolName = "recall"
 const DefaultRecallMaxChars = 8000
 
 // RecallOption sets an option of NewRecallTool.
-type RecallOption func(*recallTool)
+type RecallOption func(*archive.Recall)
 
 // WithRecallMaxChars caps one page of the tool's output at n code points
 // (about n/4 tokens); what is longer is paged. Default
 // DefaultRecallMaxChars; n must be at least 200.
 func WithRecallMaxChars(n int) RecallOption {
-	return func(r *recallTool) { r.maxChars = n }
+	return func(r *archive.Recall) { r.MaxChars = n }
 }
 
 // WithRecallRedact rewrites every piece of archived text before the tool
 // returns it (RenderOptions.Text), for the secrets redaction the inspector
 // applies. Default none: the text the agent saw, as it was.
 func WithRecallRedact(redact func(string) string) RecallOption {
-	return func(r *recallTool) { r.redact = redact }
+	return func(r *archive.Recall) { r.Redact = redact }
 }
 
 type conversationKey struct{}
@@ -302,13 +237,6 @@ func ConversationFrom(ctx context.Context) (string, bool) {
 	return conv, ok && conv != ""
 }
 
-// recallTool reads an archive back for the agent.
-type recallTool struct {
-	archive  Archive
-	maxChars int
-	redact   func(string) string
-}
-
 // NewRecallTool returns the Eino tool "recall", which reads back what
 // compaction archived (HookConfig.Archive): given the reference a compacted
 // conversation names, and optionally a search string or a page number, it
@@ -324,82 +252,12 @@ type recallTool struct {
 // What it returns is a tool result: archived text is data and never comes
 // back as a user or system message.
 func NewRecallTool(a Archive, opts ...RecallOption) (tool.InvokableTool, error) {
-	if a == nil {
-		return nil, errors.New("compaction: NewRecallTool needs an Archive, got nil")
-	}
-	r := &recallTool{archive: a, maxChars: DefaultRecallMaxChars}
+	r := &archive.Recall{Archive: a, Scope: ConversationFrom, MaxChars: DefaultRecallMaxChars}
 	for _, o := range opts {
 		o(r)
 	}
-	if r.maxChars < 200 {
-		return nil, fmt.Errorf("compaction: NewRecallTool: WithRecallMaxChars must be at least 200, got %d", r.maxChars)
+	if err := r.Check(); err != nil {
+		return nil, err
 	}
 	return r, nil
-}
-
-// Info implements tool.BaseTool.
-func (r *recallTool) Info(context.Context) (*schema.ToolInfo, error) {
-	return &schema.ToolInfo{
-		Name: RecallToolName,
-		Desc: "Read back, verbatim, messages that context compaction removed from this conversation " +
-			"(exact tool output, code, error text). Pass the reference named in the conversation's archive note.",
-		ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{
-			"reference": {Type: schema.String, Desc: "the archive reference, as written in the note", Required: true},
-			"search":    {Type: schema.String, Desc: "optional: return only the archived messages containing this text (case-insensitive)"},
-			"page":      {Type: schema.Integer, Desc: "optional: the page to return when the output is paged; default 1"},
-		}),
-	}, nil
-}
-
-type recallArgs struct {
-	Reference string `json:"reference"`
-	Search    string `json:"search"`
-	Page      int    `json:"page"`
-}
-
-// InvokableRun implements tool.InvokableTool.
-func (r *recallTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
-	var args recallArgs
-	if err := json.Unmarshal([]byte(argumentsInJSON), &args); err != nil {
-		return "", fmt.Errorf("recall: the arguments are not a JSON object with a \"reference\": %w", err)
-	}
-	if strings.TrimSpace(args.Reference) == "" {
-		return "", errors.New("recall: \"reference\" is required: the reference named in the conversation's archive note")
-	}
-	if args.Page < 0 {
-		return "", fmt.Errorf("recall: \"page\" must be 1 or more, got %d", args.Page)
-	}
-	page := max(args.Page, 1)
-	conv, messages, err := r.archive.Get(ctx, strings.TrimSpace(args.Reference))
-	if err != nil {
-		return "", fmt.Errorf("recall: %w", err)
-	}
-	if mine, ok := ConversationFrom(ctx); ok && mine != conv {
-		return "", fmt.Errorf("recall: %w: reference %q was not issued for this conversation", ErrArchiveScope, args.Reference)
-	}
-	opts := RenderOptions{ToolCallIDs: true, Attachment: DescribeAttachment, Text: r.redact}
-	var blocks []string
-	for _, m := range messages {
-		text := RenderMessage(m, opts)
-		if args.Search != "" && !strings.Contains(strings.ToLower(text), strings.ToLower(args.Search)) {
-			continue
-		}
-		blocks = append(blocks, text)
-	}
-	head := fmt.Sprintf("Archived messages under %s: %d", args.Reference, len(messages))
-	if args.Search != "" {
-		head += fmt.Sprintf(", %d containing %q", len(blocks), args.Search)
-	}
-	if len(blocks) == 0 {
-		return head + ".", nil
-	}
-	pages := archive.Page(blocks, r.maxChars)
-	if page > len(pages) {
-		return "", fmt.Errorf("recall: page %d does not exist; reference %q has %d page(s)", page, args.Reference, len(pages))
-	}
-	out := fmt.Sprintf("%s; page %d of %d.\n%s", head, page, len(pages), pages[page-1])
-	if page < len(pages) {
-		out += fmt.Sprintf("\n[More: call recall with page %d.]", page+1)
-	}
-	return out, nil
 }

@@ -1,15 +1,19 @@
 // Package archive stores replaced messages in files (records, locking,
-// expiry, size cap) and signs the references summaries carry.
+// expiry, size cap), signs the references summaries carry and reads
+// entries back for the agent (the recall tool).
 //
 // A File keeps one append-only file of checksummed records per
 // conversation, under flock so that processes sharing the directory never
 // interleave, expires entries past a TTL and keeps the directory within a
 // byte cap. A Signer issues and checks the references that name an entry:
 // the conversation, the entry and an HMAC only the archive's key makes.
-// Page splits what the recall tool returns into pages.
+// Recall is the recall tool: it renders an entry's messages as the
+// transcript does and pages them. Redacting rewrites the texts of what it
+// archives.
 //
-// It uses only the message package under hooks/compaction; compaction's
-// FileArchive, ArchiveRefs, ArchiveConversation and NewRecallTool call it.
+// It uses the message, render and summary packages under
+// hooks/compaction; compaction's FileArchive, ArchiveRefs, RedactArchive
+// and NewRecallTool call it, and so does the hook's engine.
 package archive
 
 import (
@@ -69,9 +73,9 @@ const (
 	keyFileName = "archive.key"
 )
 
-// Open returns a File in dir, creating dir (0700) and its key when
-// missing. Errors name the bad setting and its value.
-func Open(dir string, c Config) (*File, error) {
+// Open returns a File in dir with c's limits, creating dir (0700) and its
+// key when missing. Errors name the bad setting and its value.
+func (c Config) Open(dir string) (*File, error) {
 	if dir == "" {
 		return nil, errors.New("compaction: NewFileArchive needs a directory, got \"\"")
 	}

@@ -133,10 +133,10 @@ func TestFileArchiveSizeCap(t *testing.T) {
 	if _, _, err := a.Get(context.Background(), last); err != nil {
 		t.Fatalf("newest entry of a trimmed conversation: %v", err)
 	}
-	if _, err := Open(dir, Config{MaxBytes: -1}); err == nil || !strings.Contains(err.Error(), "MaxBytes") || !strings.Contains(err.Error(), "-1") {
+	if _, err := (Config{MaxBytes: -1}).Open(dir); err == nil || !strings.Contains(err.Error(), "MaxBytes") || !strings.Contains(err.Error(), "-1") {
 		t.Fatalf("negative cap: %v", err)
 	}
-	if _, err := Open(dir, Config{TTL: -time.Second}); err == nil || !strings.Contains(err.Error(), "TTL") {
+	if _, err := (Config{TTL: -time.Second}).Open(dir); err == nil || !strings.Contains(err.Error(), "TTL") {
 		t.Fatalf("negative TTL: %v", err)
 	}
 	if _, err := a.Put(context.Background(), one, []*schema.Message{user(strings.Repeat("y", max))}); err == nil {

@@ -16,7 +16,7 @@ func arcConv(t *testing.T, first string) string {
 
 func arcNew(t *testing.T, dir string, c Config) *File {
 	t.Helper()
-	a, err := Open(dir, c)
+	a, err := c.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// Page packs rendered messages into pages of at most maxChars code points,
+// paginate packs rendered messages into pages of at most maxChars code points,
 // splitting a message only when it alone is longer than a page.
-func Page(blocks []string, maxChars int) []string {
+func paginate(blocks []string, maxChars int) []string {
 	var pages []string
 	var cur strings.Builder
 	n := 0

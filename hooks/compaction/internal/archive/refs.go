@@ -23,6 +23,10 @@ var (
 	// entry is gone: expired (TTL) or evicted (size cap)
 	// (compaction.ErrArchiveNotFound is this value).
 	ErrNotFound = errors.New("compaction: archived entry not found (expired or evicted)")
+	// ErrScope is wrapped by the errors of a reference issued for another
+	// conversation than the caller's, which the recall tool refuses
+	// (compaction.ErrArchiveScope is this value).
+	ErrScope = errors.New("compaction: archived entry belongs to another conversation")
 )
 
 // refPrefix starts every reference; the version after "arc" lets a later
@@ -62,14 +66,15 @@ func RefOf(m *schema.Message) (string, bool) {
 	return ref, ok && ref != ""
 }
 
-// Signer issues and checks references with one archive's key.
+// Signer issues and checks references with one archive's key; a nil
+// Signer refuses both (the zero compaction.ArchiveRefs).
 type Signer struct{ key []byte }
 
 // NewSigner returns the signer of key (copied), which must be at least
-// MinKeyBytes long.
+// MinKeyBytes long (compaction.NewArchiveRefs).
 func NewSigner(key []byte) (*Signer, error) {
 	if len(key) < MinKeyBytes {
-		return nil, fmt.Errorf("the key is %d bytes, want at least %d", len(key), MinKeyBytes)
+		return nil, fmt.Errorf("compaction: NewArchiveRefs: the key is %d bytes, want at least %d", len(key), MinKeyBytes)
 	}
 	return &Signer{key: append([]byte(nil), key...)}, nil
 }
@@ -85,6 +90,9 @@ func (s *Signer) mac(conv, entry string) string {
 // Issue returns a new entry id in conversation conv and its reference;
 // conv must be a key from Conversation.
 func (s *Signer) Issue(conv string) (ref, entry string, err error) {
+	if s == nil {
+		return "", "", errors.New("compaction: ArchiveRefs is not made by NewArchiveRefs")
+	}
 	if c, ok := strings.CutPrefix(conv, "cv"); !ok || !isHex(c, refConvBytes) {
 		return "", "", fmt.Errorf("compaction: archiving: conversation %q is not a key from ArchiveConversation", clip(conv))
 	}
@@ -95,6 +103,9 @@ func (s *Signer) Issue(conv string) (ref, entry string, err error) {
 // Check parses ref and verifies its signature; the error wraps
 // ErrReference.
 func (s *Signer) Check(ref string) (conv, entry string, err error) {
+	if s == nil {
+		return "", "", fmt.Errorf("%w: ArchiveRefs is not made by NewArchiveRefs", ErrReference)
+	}
 	conv, entry, mac, err := ParseRef(ref)
 	if err != nil {
 		return "", "", err
