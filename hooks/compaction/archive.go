@@ -203,21 +203,25 @@ const RecallToolName = "recall"
 // output, in code points, when WithRecallMaxChars does not set it.
 const DefaultRecallMaxChars = 8000
 
+// recallTool is the tool NewRecallTool returns; the name keeps
+// RecallOption's signature as it was.
+type recallTool = archive.Recall
+
 // RecallOption sets an option of NewRecallTool.
-type RecallOption func(*archive.Recall)
+type RecallOption func(*recallTool)
 
 // WithRecallMaxChars caps one page of the tool's output at n code points
 // (about n/4 tokens); what is longer is paged. Default
 // DefaultRecallMaxChars; n must be at least 200.
 func WithRecallMaxChars(n int) RecallOption {
-	return func(r *archive.Recall) { r.MaxChars = n }
+	return func(r *recallTool) { r.MaxChars = n }
 }
 
 // WithRecallRedact rewrites every piece of archived text before the tool
 // returns it (RenderOptions.Text), for the secrets redaction the inspector
 // applies. Default none: the text the agent saw, as it was.
 func WithRecallRedact(redact func(string) string) RecallOption {
-	return func(r *archive.Recall) { r.Redact = redact }
+	return func(r *recallTool) { r.Redact = redact }
 }
 
 type conversationKey struct{}
@@ -252,7 +256,7 @@ func ConversationFrom(ctx context.Context) (string, bool) {
 // What it returns is a tool result: archived text is data and never comes
 // back as a user or system message.
 func NewRecallTool(a Archive, opts ...RecallOption) (tool.InvokableTool, error) {
-	r := &archive.Recall{Archive: a, Scope: ConversationFrom, MaxChars: DefaultRecallMaxChars}
+	r := &recallTool{Archive: a, Scope: ConversationFrom, MaxChars: DefaultRecallMaxChars}
 	for _, o := range opts {
 		o(r)
 	}
