@@ -256,7 +256,7 @@ func ConversationFrom(ctx context.Context) (string, bool) {
 // What it returns is a tool result: archived text is data and never comes
 // back as a user or system message.
 func NewRecallTool(a Archive, opts ...RecallOption) (tool.InvokableTool, error) {
-	r := &recallTool{Archive: a, Scope: ConversationFrom, MaxChars: DefaultRecallMaxChars}
+	r := &recallTool{Name: RecallToolName, Archive: a, Scope: ConversationFrom, MaxChars: DefaultRecallMaxChars}
 	for _, o := range opts {
 		o(r)
 	}

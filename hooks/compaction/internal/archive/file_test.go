@@ -24,7 +24,7 @@ func TestFileArchiveRefusesForgedReferences(t *testing.T) {
 	conv := arcConv(t, "start")
 	ref := arcPut(t, a, conv, user("secret"))
 	foreign := arcPut(t, other, conv, user("secret"))
-	_, entry, mac, err := ParseRef(ref)
+	_, entry, mac, err := parseRef(ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 // arcConv is a conversation key for tests, one per first message.
 func arcConv(t *testing.T, first string) string {
 	t.Helper()
-	return Conversation(sha256.Sum256([]byte("rules\x00" + first)))
+	return conversation(sha256.Sum256([]byte("rules\x00" + first)))
 }
 
 func arcNew(t *testing.T, dir string, c Config) *File {

@@ -11,7 +11,6 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
-	"github.com/einocompact/einocompact/hooks/compaction/internal/summary"
 )
 
 // minRecallChars is the smallest page Check accepts: a page must hold a
@@ -23,6 +22,8 @@ const minRecallChars = 200
 // messages a search names, renders them as the transcript does and pages
 // them. Set its fields, then Check it.
 type Recall struct {
+	// Name is the tool's name: compaction.RecallToolName.
+	Name string
 	// Archive reads an entry back: the compaction.Archive the tool reads.
 	Archive interface {
 		Get(ctx context.Context, ref string) (conv string, messages []*schema.Message, err error)
@@ -52,7 +53,7 @@ func (r *Recall) Check() error {
 // Info implements tool.BaseTool.
 func (r *Recall) Info(context.Context) (*schema.ToolInfo, error) {
 	return &schema.ToolInfo{
-		Name: summary.RecallTool,
+		Name: r.Name,
 		Desc: "Read back, verbatim, messages that context compaction removed from this conversation " +
 			"(exact tool output, code, error text). Pass the reference named in the conversation's archive note.",
 		ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{

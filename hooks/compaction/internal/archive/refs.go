@@ -11,6 +11,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
 )
 
@@ -48,10 +49,10 @@ const MarkerKey = "archive"
 // MinKeyBytes is the shortest key NewSigner accepts.
 const MinKeyBytes = 16
 
-// Conversation returns the conversation key of the lineage anchored by
+// conversation returns the conversation key of the lineage anchored by
 // prefix (the digest of the conversation's system messages and first other
 // message): "cv" and 32 hex digits.
-func Conversation(prefix [32]byte) string {
+func conversation(prefix [32]byte) string {
 	sum := sha256.Sum256(append([]byte("einocompact/archive/conv\x00"), prefix[:]...))
 	return "cv" + hex.EncodeToString(sum[:refConvBytes])
 }
@@ -106,7 +107,7 @@ func (s *Signer) Check(ref string) (conv, entry string, err error) {
 	if s == nil {
 		return "", "", fmt.Errorf("%w: ArchiveRefs is not made by NewArchiveRefs", ErrReference)
 	}
-	conv, entry, mac, err := ParseRef(ref)
+	conv, entry, mac, err := parseRef(ref)
 	if err != nil {
 		return "", "", err
 	}
@@ -116,9 +117,9 @@ func (s *Signer) Check(ref string) (conv, entry string, err error) {
 	return conv, entry, nil
 }
 
-// ParseRef splits a reference into its parts, checking only its form; the
+// parseRef splits a reference into its parts, checking only its form; the
 // error wraps ErrReference.
-func ParseRef(ref string) (conv, entry, mac string, err error) {
+func parseRef(ref string) (conv, entry, mac string, err error) {
 	bad := func(why string) error {
 		return fmt.Errorf("%w: reference %q %s", ErrReference, clip(ref), why)
 	}
@@ -161,4 +162,24 @@ func randomBytes(n int) []byte {
 	b := make([]byte, n)
 	rand.Read(b)
 	return b
+}
+
+// ConversationOf is compaction.ArchiveConversation: the conversation an
+// archive files messages under. It is the one named by the first archive
+// reference a compaction left in messages, so that it survives the
+// compaction of the messages that named it first; without one, the
+// lineage anchored by head, the conversation's system messages and first
+// other message. ok is false with neither.
+func ConversationOf(messages, head []*schema.Message) (conv string, ok bool) {
+	for _, m := range messages {
+		if ref, found := RefOf(m); found {
+			if c, _, _, err := parseRef(ref); err == nil {
+				return c, true
+			}
+		}
+	}
+	if len(head) == 0 {
+		return "", false
+	}
+	return conversation(digest.Prefix(head)), true
 }

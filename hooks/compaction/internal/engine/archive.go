@@ -130,16 +130,9 @@ func missingIndexes(a, b []*schema.Message) []int {
 // compaction left in them, else by the digest of the messages up to their
 // first anchor (share.AnchorIndex); ok is false when they have none.
 func ArchiveConversation(messages []*schema.Message) (conv string, ok bool) {
-	for _, m := range messages {
-		if ref, found := archive.RefOf(m); found {
-			if c, _, _, err := archive.ParseRef(ref); err == nil {
-				return c, true
-			}
-		}
+	var head []*schema.Message
+	if a := share.AnchorIndex(messages); a >= 0 {
+		head = messages[:a+1]
 	}
-	a := share.AnchorIndex(messages)
-	if a < 0 {
-		return "", false
-	}
-	return archive.Conversation(digest.Prefix(messages[:a+1])), true
+	return archive.ConversationOf(messages, head)
 }

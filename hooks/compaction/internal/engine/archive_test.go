@@ -11,7 +11,6 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/archive"
-	"github.com/einocompact/einocompact/hooks/compaction/internal/digest"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/ledger"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/transcript"
 )
@@ -28,7 +27,8 @@ func TestArchivePointerKeepsTheSummaryReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, _, err := signer.Issue(archive.Conversation(digest.Prefix([]*schema.Message{schema.UserMessage("task")})))
+	conv, _ := archive.ConversationOf(nil, []*schema.Message{schema.UserMessage("task")})
+	ref, _, err := signer.Issue(conv)
 	if err != nil {
 		t.Fatal(err)
 	}
