@@ -208,11 +208,11 @@ func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, e
 	if err != nil {
 		return nil, err
 	}
-	fallback, err := cfg.fallback(ctx)
+	h := &CompactionHook{compactor: cfg.Compactor, counter: cfg.counter(), observer: cfg.Observer, archive: cfg.Archive}
+	fallback, err := cfg.fallback(ctx, h.counter)
 	if err != nil {
 		return nil, err
 	}
-	h := &CompactionHook{compactor: cfg.Compactor, counter: cfg.counter(), observer: cfg.Observer, archive: cfg.Archive}
 	ec := engine.Config{Compact: bind(cfg.Compactor, h.counter), Kind: compactorType(cfg.Compactor), Counter: h.counter,
 		Window: cfg.ContextWindow, At: at, To: to, PrepareAt: cfg.PrepareAt, Log: cfg.logger(), Isolate: h.isolated,
 		CacheTTL: PricesOpenAI.CacheTTL, Fallback: fallback, Prices: prices, Depth: depth}
@@ -264,11 +264,12 @@ func (cfg *HookConfig) store(ec *engine.Config) {
 	ec.StoreTTL, ec.StoreLiveness, ec.StoreMaxWait = cfg.StoreTTL, cfg.StoreLiveness, cfg.StoreMaxWait
 }
 
-// fallback returns the model-free fallback, unless DisableFallback:
+// fallback returns the model-free fallback, measuring with the hook's
+// counter, unless DisableFallback:
 // tool-result pruning, which keeps every message and loses only old tool
 // output, then the sliding window, which forgets whole old turns and steps.
 // Neither calls a model.
-func (cfg *HookConfig) fallback(ctx context.Context) ([]engine.Stage, error) {
+func (cfg *HookConfig) fallback(ctx context.Context, counter TokenCounter) ([]engine.Stage, error) {
 	if cfg.DisableFallback {
 		return nil, nil
 	}
@@ -280,7 +281,6 @@ func (cfg *HookConfig) fallback(ctx context.Context) ([]engine.Stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	counter := cfg.counter()
 	return []engine.Stage{{Name: StrategyToolResultPruning, Compact: bind(prune, counter)},
 		{Name: StrategySlidingWindow, Compact: bind(slide, counter)}}, nil
 }
