@@ -138,8 +138,11 @@ func newChart(s snapshot) chart {
 		if rec.Shared {
 			kind += ", shared"
 		}
-		c.Markers = append(c.Markers, marker{Kind: rec.Kind, Call: rec.Call, Anchor: anchor(rec.Call), D: shape(rec.Kind, px, py),
-			Title: fmt.Sprintf("#%d before step %d (call %d): %s, %d tokens estimated", rec.N, rec.Step, rec.Call, kind, rec.Estimated)})
+		title := fmt.Sprintf("before step %d (call %d): %s, not compacted, %d tokens estimated", rec.Step, rec.Call, kind, rec.Estimated)
+		if rec.N > 0 {
+			title = fmt.Sprintf("#%d before step %d (call %d): %s, %d tokens estimated", rec.N, rec.Step, rec.Call, kind, rec.Estimated)
+		}
+		c.Markers = append(c.Markers, marker{Kind: rec.Kind, Call: rec.Call, Anchor: anchor(rec.Call), D: shape(rec.Kind, px, py), Title: title})
 	}
 	return c
 }

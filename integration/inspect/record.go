@@ -30,7 +30,9 @@ const (
 // record is one triggered compaction. Once filed it is never modified.
 type record struct {
 	Call int // call.N of the model call it preceded
-	// N is the compaction's number in the conversation, counting from 1.
+	// N is the compaction's number among the conversation's applied ones,
+	// counting from 1 as the hook's log and the fx demo count them; 0 for
+	// a triggered call that was not compacted (held, failed, ...).
 	N    int
 	Time time.Time
 	Kind string

@@ -53,7 +53,12 @@ type conversation struct {
 	calls       ring[call]
 	comps       ring[*record]
 	nCalls      int // calls ever recorded, dropped ones included
-	nComps      int
+	nComps      int // triggered calls ever recorded: compactions and the rest
+	applied     int // compactions ever applied, by the compactor or the fallback
+	// uncompacted counts, by kind, the triggered calls ever recorded that
+	// were not compacted (held, failed, ...): the page counts them apart
+	// from the compactions.
+	uncompacted map[string]int
 	saved       int // tokens removed by the compactions ever recorded
 	content     int // bytes of captured text held by comps
 }
@@ -112,7 +117,13 @@ func (r *Recorder) record(id string, limits *compaction.Limits, rep compaction.R
 		return
 	}
 	c.nComps++
-	rec.Call, rec.N, rec.Time = c.nCalls, c.nComps, now
+	rec.Call, rec.Time = c.nCalls, now
+	if rec.Applied {
+		c.applied++
+		rec.N = c.applied
+	} else {
+		c.uncompacted[rec.Kind]++
+	}
 	c.saved += rep.Saved()
 	if old, full := c.comps.push(rec); full {
 		c.content -= old.contentBytes
@@ -132,7 +143,7 @@ func (r *Recorder) conversationLocked(id string, now time.Time) *conversation {
 		return c
 	}
 	c := &conversation{id: id, first: now, last: now,
-		calls: newRing[call](r.cfg.MaxCalls), comps: newRing[*record](r.cfg.MaxCompactions)}
+		calls: newRing[call](r.cfg.MaxCalls), comps: newRing[*record](r.cfg.MaxCompactions), uncompacted: map[string]int{}}
 	r.convs[id] = r.order.PushFront(c)
 	for r.order.Len() > r.cfg.MaxConversations {
 		old := r.order.Remove(r.order.Back()).(*conversation)
