@@ -232,9 +232,12 @@ type billTarget struct {
 
 // billTargets are issue 23's targets: einocompact in its default settings,
 // with CacheAligned where the summarizer is the agent's model; the prepared
-// rows compare the prepared hook with the synchronous one.
-func billTargets() []billTarget {
+// rows compare the hook preparing at prepareAt with the synchronous one.
+func billTargets(prepareAt float64) []billTarget {
 	agent, sep := bench.StrategyAligned, bench.StrategyEinocompact
+	prepared := func(summarizer string) string {
+		return fmt.Sprintf("`PrepareAt` %v / synchronous (OpenAI-like, %s)", prepareAt, summarizer)
+	}
 	return []billTarget{
 		{label: "OpenAI-like, summarizer = agent's model", ours: agent, theirs: bench.StrategyEino, column: billColumns[1], limit: 0.85, issueBefore: "1.18"},
 		{label: "Anthropic-like, summarizer = agent's model", ours: agent, theirs: bench.StrategyEino, column: billColumns[2], limit: 0.85, issueBefore: "1.22"},
@@ -242,9 +245,24 @@ func billTargets() []billTarget {
 		{label: "no caching", ours: agent, theirs: bench.StrategyEino, column: billColumns[0], limit: 1.15, issueBefore: "1.29"},
 		{label: "OpenAI-like, agent's model, with the forgetting model", ours: agent, theirs: bench.StrategyEino, column: billColumns[5], limit: 0.75, issueBefore: "0.95"},
 		{label: "OpenAI-like, separate summarizer, with the forgetting model", ours: sep, theirs: bench.StrategyEino, column: billColumns[6], limit: 0.90, issueBefore: "1.07"},
-		{label: "`PrepareAt` 0.45 / synchronous (OpenAI-like, agent's model)", ours: bench.StrategyPreparedAligned, theirs: agent, column: billColumns[1], limit: 1.02, issueBefore: "1.07-1.09"},
-		{label: "`PrepareAt` 0.45 / synchronous (OpenAI-like, separate summarizer)", ours: bench.StrategyPrepared, theirs: sep, column: billColumns[4], limit: 1.02, issueBefore: "1.07-1.09"},
+		{label: prepared("agent's model"), ours: bench.StrategyPreparedAligned, theirs: agent, column: billColumns[1], limit: 1.02, issueBefore: "1.07-1.09"},
+		{label: prepared("separate summarizer"), ours: bench.StrategyPrepared, theirs: sep, column: billColumns[4], limit: 1.02, issueBefore: "1.07-1.09"},
 	}
+}
+
+// preparedAt is the PrepareAt the prepared strategies of all were
+// simulated with (-prepare-at), 0 when none ran.
+func preparedAt(all []billShape) float64 {
+	for _, bs := range all {
+		for _, run := range bs.runs {
+			for _, s := range []string{bench.StrategyPreparedAligned, bench.StrategyPrepared} {
+				if r := run.results[s]; r != nil {
+					return r.Config.PrepareAt
+				}
+			}
+		}
+	}
+	return 0
 }
 
 func kilo(v float64) string {
@@ -392,7 +410,7 @@ func targetsTable(all []billShape) string {
 	b.WriteString("#### Targets of the bill (issue 23; median seed, every shape)\n\n")
 	fmt.Fprintf(&b, "Each target is measured for einocompact in its defaults and, on the rows marked %q, with `HookConfig.Prices` set to the column's prices.\n\n", pricedSuffix)
 	b.WriteString("| bill | shape | issue's \"now\" | target | measured | met |\n|---|---|---:|---:|---:|---|\n")
-	for _, t := range billTargets() {
+	for _, t := range billTargets(preparedAt(all)) {
 		for _, suffix := range []string{"", pricedSuffix} {
 			ours, theirs := t.ours+suffix, t.theirs
 			if theirs != bench.StrategyEino {

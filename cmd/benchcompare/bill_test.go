@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,6 +46,44 @@ func TestBillTargetMedianOfSeeds(t *testing.T) {
 		want := "| <= 0.85 | " + c.ratio + " | " + c.met + " |"
 		if !strings.HasSuffix(row, want) {
 			t.Errorf("costs %v: row %q, want it to end with %q", c.costs, row, want)
+		}
+	}
+}
+
+// The prepared rows of both targets tables name the PrepareAt the prepared
+// strategies were simulated with (-prepare-at), not the default.
+func TestPreparedRowsNameThePrepareAtSimulated(t *testing.T) {
+	t.Parallel()
+	for _, prepareAt := range []float64{0.42, defaultPrepareAt, 0.5} {
+		bs := billShape{shape: bench.ShapeManySmall}
+		run := billRun{results: map[string]*bench.SimResult{}, bills: map[billKey]bench.Bill{}}
+		for _, s := range []string{bench.StrategyAligned, bench.StrategyPreparedAligned, bench.StrategyEinocompact, bench.StrategyPrepared,
+			bench.StrategyEinoPrefix, bench.StrategyFloorBound, bench.StrategyEino} {
+			cfg := bench.SimConfig{Shape: bs.shape}
+			if s == bench.StrategyPrepared || s == bench.StrategyPreparedAligned {
+				cfg.PrepareAt = prepareAt
+			}
+			run.results[s] = &bench.SimResult{Strategy: s, Config: cfg}
+			for _, col := range billColumns {
+				run.bills[billKey{strategy: s, column: col.label}] = bench.Bill{Cost: 100}
+			}
+		}
+		bs.runs = []billRun{run}
+		want := fmt.Sprintf("`PrepareAt` %v / synchronous", prepareAt)
+		for name, table := range map[string]string{"issue 23": targetsTable([]billShape{bs}), "issue 32": targets32Table([]billShape{bs}, nil)} {
+			rows := 0
+			for _, line := range strings.Split(table, "\n") {
+				if !strings.HasPrefix(line, "| "+bench.StrategyPrepared) {
+					continue
+				}
+				rows++
+				if !strings.Contains(line, want) {
+					t.Errorf("PrepareAt %v, %s targets: row %q does not say %q", prepareAt, name, line, want)
+				}
+			}
+			if rows == 0 {
+				t.Errorf("PrepareAt %v, %s targets: no prepared row:\n%s", prepareAt, name, table)
+			}
 		}
 	}
 }
