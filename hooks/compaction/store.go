@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/memstore"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/share"
 )
 
@@ -91,11 +92,11 @@ type Identifier interface {
 // expiries. It is safe for concurrent use. The zero value is not usable;
 // see NewMemoryStore.
 type MemoryStore struct {
-	m *share.Memory
+	m *memstore.Memory
 }
 
 // NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore() *MemoryStore { return &MemoryStore{m: share.NewMemory()} }
+func NewMemoryStore() *MemoryStore { return &MemoryStore{m: memstore.NewMemory()} }
 
 var _ Store = (*MemoryStore)(nil)
 

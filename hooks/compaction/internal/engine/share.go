@@ -133,8 +133,8 @@ type sharing struct {
 }
 
 // timing is the lease timing of s's settings.
-func (s *sharing) timing() share.Timing {
-	return share.Timing{Timeout: s.timeout, Liveness: s.liveness, Lease: s.lease}
+func (s *sharing) timing() leaseTiming {
+	return leaseTiming{Timeout: s.timeout, Liveness: s.liveness, Lease: s.lease}
 }
 
 func (s *sharing) up() bool {
@@ -367,7 +367,7 @@ func (h *Engine) publishShared(j *job) {
 }
 
 // endLease publishes entry under l, or with a nil entry ends l, trying
-// again for StoreLiveness at most (share.Timing.End). A lease that is no
+// again for StoreLiveness at most (leaseTiming.End). A lease that is no
 // longer l's (expired, maybe taken by another) ends the tries.
 func (h *Engine) endLease(values context.Context, l share.Lease, entry []byte) {
 	values = context.WithoutCancel(values)
@@ -389,7 +389,7 @@ func (h *Engine) endLease(values context.Context, l share.Lease, entry []byte) {
 }
 
 // holdLease renews j's lease every third of StoreLiveness until stop is
-// called or StoreLease has passed since the job started (share.Timing.Hold;
+// called or StoreLease has passed since the job started (leaseTiming.Hold;
 // waiters stop at StoreMaxWait); stop returns once no renewal runs.
 func (h *Engine) holdLease(j *job) (stop func()) {
 	if !j.lease.Held() {

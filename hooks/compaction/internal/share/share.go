@@ -1,7 +1,6 @@
-// Package share encodes a compaction result for a Store and checks one read
-// back before it is applied; it also holds the lease timing that needs no
-// hook state (renewing a lease, ending it with retries) and the bookkeeping
-// of the in-process store behind compaction.MemoryStore.
+// Package share says what a Store shares: a compaction result, encoded
+// under its key and checked when read back before it is applied, and the
+// lease that proves the right to publish one.
 //
 // What a store hands back is never trusted: Decode refuses an entry of
 // another version, one published under another key or for another length,
@@ -11,7 +10,7 @@
 //
 // It uses internal/message, internal/digest and internal/shape, and no other
 // package of hooks/compaction; the engine's store code (internal/engine,
-// share.go) and MemoryStore call it. This file is the door the
+// share.go and lease.go) and internal/memstore call it. This file is the door the
 // conversation passes through: the entry, its encoding and its checks.
 package share
 

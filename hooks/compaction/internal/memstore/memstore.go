@@ -1,4 +1,8 @@
-package share
+// Package memstore keeps the bookkeeping of compaction.MemoryStore: the
+// entries, leases and index lists of a Store held in one process, each
+// expiring with its ttl. It uses internal/share for the lease it hands out,
+// and no other package of hooks/compaction.
+package memstore
 
 import (
 	"context"
@@ -8,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/share"
 )
 
 // Memory is the bookkeeping of compaction.MemoryStore, which converts its
@@ -126,7 +132,7 @@ func (s *Memory) Load(_ context.Context, key string) ([]byte, bool, error) {
 
 // Claim takes the lease on key for ttl and files key under conv, at most
 // indexLen keys a conv; the zero Lease when key has a live lease or entry.
-func (s *Memory) Claim(_ context.Context, conv, key string, ttl time.Duration) (Lease, error) {
+func (s *Memory) Claim(_ context.Context, conv, key string, ttl time.Duration) (share.Lease, error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
@@ -134,28 +140,28 @@ func (s *Memory) Claim(_ context.Context, conv, key string, ttl time.Duration) (
 	defer s.mu.Unlock()
 	s.sweep()
 	if _, ok := s.live(s.entries, key); ok {
-		return Lease{}, nil
+		return share.Lease{}, nil
 	}
 	if _, ok := s.live(s.leases, key); ok {
-		return Lease{}, nil
+		return share.Lease{}, nil
 	}
 	s.leases[key] = memEntry{data: []byte(token), expires: s.now().Add(ttl)}
 	keys := slices.DeleteFunc(s.index[conv], func(k string) bool { return k == key })
 	keys = append([]string{key}, keys...)
 	s.index[conv] = keys[:min(len(keys), indexLen)]
-	return Lease{Key: key, Token: token}, nil
+	return share.Lease{Key: key, Token: token}, nil
 }
 
 // Publish stores a copy of entry (nil: none) under l's key for ttl and
-// ends l, while l is the key's live lease (else ErrLeaseLost); it wakes
+// ends l, while l is the key's live lease (else share.ErrLeaseLost); it wakes
 // every Wait.
-func (s *Memory) Publish(_ context.Context, l Lease, entry []byte, ttl time.Duration) error {
+func (s *Memory) Publish(_ context.Context, l share.Lease, entry []byte, ttl time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep()
 	cur, ok := s.live(s.leases, l.Key)
 	if !ok || string(cur.data) != l.Token {
-		return ErrLeaseLost
+		return share.ErrLeaseLost
 	}
 	delete(s.leases, l.Key)
 	if entry != nil {
@@ -167,14 +173,14 @@ func (s *Memory) Publish(_ context.Context, l Lease, entry []byte, ttl time.Dura
 }
 
 // Renew extends l to ttl from now, while l is the key's live lease (else
-// ErrLeaseLost).
-func (s *Memory) Renew(_ context.Context, l Lease, ttl time.Duration) error {
+// share.ErrLeaseLost).
+func (s *Memory) Renew(_ context.Context, l share.Lease, ttl time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep()
 	cur, ok := s.live(s.leases, l.Key)
 	if !ok || string(cur.data) != l.Token {
-		return ErrLeaseLost
+		return share.ErrLeaseLost
 	}
 	cur.expires = s.now().Add(ttl)
 	s.leases[l.Key] = cur

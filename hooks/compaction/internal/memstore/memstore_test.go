@@ -1,4 +1,4 @@
-package share
+package memstore
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/share"
 )
 
 // fakeClock is a clock a test moves by hand.
@@ -101,11 +103,11 @@ func TestMemoryStoreRenew(t *testing.T) {
 	if _, held, _ := s.Load(ctx, "1.key"); !held {
 		t.Fatal("the renewed lease expired at its first expiry")
 	}
-	if err := s.Renew(ctx, Lease{Key: l.Key, Token: "other"}, time.Hour); err != ErrLeaseLost {
-		t.Fatalf("renewing with another token: %v, want ErrLeaseLost", err)
+	if err := s.Renew(ctx, share.Lease{Key: l.Key, Token: "other"}, time.Hour); err != share.ErrLeaseLost {
+		t.Fatalf("renewing with another token: %v, want share.ErrLeaseLost", err)
 	}
 	clock.add(2 * time.Second)
-	if err := s.Renew(ctx, l, time.Hour); err != ErrLeaseLost {
-		t.Fatalf("renewing an expired lease: %v, want ErrLeaseLost", err)
+	if err := s.Renew(ctx, l, time.Hour); err != share.ErrLeaseLost {
+		t.Fatalf("renewing an expired lease: %v, want share.ErrLeaseLost", err)
 	}
 }
