@@ -10,8 +10,9 @@
 //
 // It uses internal/message, internal/digest and internal/shape, and no other
 // package of hooks/compaction; the engine's store code (internal/engine,
-// share.go and lease.go) and internal/memstore call it. This file is the door the
-// conversation passes through: the entry, its encoding and its checks.
+// share.go and lease.go) and internal/memstore call it. This file is the
+// door the conversation passes through: the entry, its encoding and its
+// checks.
 package share
 
 import (
