@@ -219,11 +219,13 @@ func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, e
 	if cfg.Archive != nil {
 		ec.Archive = cfg.Archive
 	}
-	if cfg.OnPrepared != nil {
-		ec.OnPrepared = func(ctx context.Context, d engine.Done) { cfg.OnPrepared(ctx, PreparedDone(d)) }
+	// The callbacks as cfg holds them now: the caller may set others in cfg
+	// to build another hook (TestHookKeepsItsConfigsCallbacks).
+	if onPrepared := cfg.OnPrepared; onPrepared != nil {
+		ec.OnPrepared = func(ctx context.Context, d engine.Done) { onPrepared(ctx, PreparedDone(d)) }
 	}
-	if cfg.Observer != nil {
-		ec.Observe = func(ctx context.Context, r *engine.Report) { cfg.Observer.ObserveCompaction(ctx, reportOf(r)) }
+	if observer := cfg.Observer; observer != nil {
+		ec.Observe = func(ctx context.Context, r *engine.Report) { observer.ObserveCompaction(ctx, reportOf(r)) }
 	}
 	cfg.store(&ec)
 	if h.e, err = engine.New(ec); err != nil {
