@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/cloudwego/eino/callbacks"
+	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/components/tool"
 
 	"github.com/einocompact/einocompact/hooks"
@@ -225,6 +227,33 @@ func (h *CompactionHook) ScopeToolCall(ctx context.Context, state *hooks.State) 
 		return WithConversation(ctx, conv)
 	}
 	return ctx
+}
+
+// callbackRunInfo names the compaction for Eino callback handlers.
+func (h *CompactionHook) callbackRunInfo() *callbacks.RunInfo {
+	return &callbacks.RunInfo{Name: h.Name(), Type: h.e.Kind(), Component: ComponentCompaction}
+}
+
+// isolated returns a ctx for the compactor's own model calls that carries no
+// callback handlers of the agent, so the summarizer's call never shows up as
+// a message of the agent, in its stream or in its cost tracking; its usage is
+// in the Report instead. Handlers registered globally still see it.
+func (h *CompactionHook) isolated(ctx context.Context) context.Context {
+	return callbacks.InitCallbacks(ctx, &callbacks.RunInfo{Name: "compaction-summarizer", Type: h.e.Kind(), Component: ComponentCompaction})
+}
+
+func compactorType(c Compactor) string {
+	if t, ok := components.GetType(c); ok {
+		return t
+	}
+	t := reflect.TypeOf(c)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Name() == "" {
+		return "Compactor"
+	}
+	return t.Name()
 }
 
 // withCtxErr makes err wrap ctx.Err() when ctx has ended, so that a counter

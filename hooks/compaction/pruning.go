@@ -244,3 +244,11 @@ func (c *ToolResultPruningCompactor) prune(m *schema.Message, callName string, o
 	out.Extra[MetaKey] = NewMarker(StrategyToolResultPruning, 0, map[string]any{"original_tokens": orig})
 	return out
 }
+
+var _ Identifier = (*ToolResultPruningCompactor)(nil)
+
+// CompactionIdentity implements Identifier.
+func (c *ToolResultPruningCompactor) CompactionIdentity() string {
+	return fmt.Sprintf("tool_result_pruning/1 min_keep=%d min_tokens=%d placeholder=%s skip=%s",
+		c.minKeep, c.minTokens, textID(c.placeholder), textID(strings.Join(c.skipKeys, "\x00")))
+}

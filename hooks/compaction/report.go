@@ -2,14 +2,13 @@ package compaction
 
 import (
 	"context"
-	"reflect"
 	"time"
 
-	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/engine"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/ledger"
 )
 
 // Report is what one triggered run of a CompactionHook found and did. The
@@ -241,33 +240,6 @@ type CompactionInput struct {
 	Messages  int
 }
 
-// callbackRunInfo names the compaction for Eino callback handlers.
-func (h *CompactionHook) callbackRunInfo() *callbacks.RunInfo {
-	return &callbacks.RunInfo{Name: h.Name(), Type: h.e.Kind(), Component: ComponentCompaction}
-}
-
-// isolated returns a ctx for the compactor's own model calls that carries no
-// callback handlers of the agent, so the summarizer's call never shows up as
-// a message of the agent, in its stream or in its cost tracking; its usage is
-// in the Report instead. Handlers registered globally still see it.
-func (h *CompactionHook) isolated(ctx context.Context) context.Context {
-	return callbacks.InitCallbacks(ctx, &callbacks.RunInfo{Name: "compaction-summarizer", Type: h.e.Kind(), Component: ComponentCompaction})
-}
-
-func compactorType(c Compactor) string {
-	if t, ok := components.GetType(c); ok {
-		return t
-	}
-	t := reflect.TypeOf(c)
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Name() == "" {
-		return "Compactor"
-	}
-	return t.Name()
-}
-
 // Observers returns an Observer that calls each of obs in order; nil entries
 // are skipped.
 func Observers(obs ...Observer) Observer {
@@ -354,3 +326,14 @@ type Round struct {
 	// another cap (CapRetryRejected, CapRetryReasoning); nil when it did not.
 	CapRetries []string
 }
+
+// IdentifierStats reports what the ledger found and did in one round.
+type IdentifierStats struct {
+	Found    int // identifiers in the replaced messages (and folded summaries' ledgers)
+	Survived int // of those, found in the summary as written, verbatim or marked as data
+	Appended int // lost ones appended verbatim by the ledger
+	Dropped  int // lost ones left out to respect MaxTokens
+}
+
+// SurvivalRate is Survived/Found before repair; 1 when nothing was found.
+func (s IdentifierStats) SurvivalRate() float64 { return ledger.Stats(s).SurvivalRate() }

@@ -287,3 +287,10 @@ func swMarkAll(keep []bool, idx []int) {
 		keep[i] = true
 	}
 }
+
+var _ Identifier = (*SlidingWindowCompactor)(nil)
+
+// CompactionIdentity implements Identifier.
+func (c *SlidingWindowCompactor) CompactionIdentity() string {
+	return fmt.Sprintf("sliding_window/1 min_keep=%d note=%v:%s", c.minKeep, c.withNote, textID(c.note))
+}

@@ -2,6 +2,8 @@ package compaction
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"time"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/memstore"
@@ -81,6 +83,24 @@ var ErrLeaseLost = share.ErrLeaseLost
 // requires it of its compactor (NewCompactionHook).
 type Identifier interface {
 	CompactionIdentity() string
+}
+
+// The identities of the built-in compactors (Identifier, each beside its
+// compactor): their type, a version of what their output means, and every
+// setting that shapes it.
+// Long texts (an instruction, a placeholder) enter as their SHA-256, so an
+// identity stays short. The summarizer's model enters as its component
+// type; which model of that provider writes the summaries is not visible
+// here, so hooks whose summarizers differ only in the model name must say
+// so in HookConfig.StoreScope. A function setting
+// (MaxCompletionTokensOption) enters as set or not, extractors as their
+// types. TestSummarizationIdentityCoversEveryField
+// and TestModelFreeIdentitiesCoverEveryField fail for a config field that
+// is neither here nor exempt with a reason (a logger, an observer).
+
+func textID(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
 }
 
 // MemoryStore is a Store held in one process: hooks of one process that

@@ -336,17 +336,6 @@ type LedgerConfig struct {
 	MaxRemembered int
 }
 
-// IdentifierStats reports what the ledger found and did in one round.
-type IdentifierStats struct {
-	Found    int // identifiers in the replaced messages (and folded summaries' ledgers)
-	Survived int // of those, found in the summary as written, verbatim or marked as data
-	Appended int // lost ones appended verbatim by the ledger
-	Dropped  int // lost ones left out to respect MaxTokens
-}
-
-// SurvivalRate is Survived/Found before repair; 1 when nothing was found.
-func (s IdentifierStats) SurvivalRate() float64 { return ledger.Stats(s).SurvivalRate() }
-
 // The tiers a summarization plan can come from, in the order they are tried.
 const (
 	// TierHistoricalTurns replaces the oldest whole turns before the current task.
@@ -451,4 +440,13 @@ func (c *SummarizationCompactor) planConfig() planning.Config {
 		cfg.LedgerCap = func(target int) int { return c.ledger.CapFor(target) }
 	}
 	return cfg
+}
+
+var _ Identifier = (*SummarizationCompactor)(nil)
+
+// CompactionIdentity implements Identifier.
+func (c *SummarizationCompactor) CompactionIdentity() string {
+	return fmt.Sprintf("summarization/1 model=%s min_keep=%d approx=%d instruction=%s raise=%v max_input=%d max_text=%d aligned=%v max_output=%d completion_option=%v %s",
+		c.model, c.minKeep, c.approx, textID(c.instruction), c.raise, c.maxInput, c.maxText, c.aligned, c.maxOutput, c.outCap.Completion != nil,
+		c.ledger.Identity())
 }
