@@ -2,40 +2,25 @@ package compaction
 
 import (
 	"context"
-	"strings"
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/notation"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
 )
 
-// Notation of reference-behaviour.md §0.1, shared by every test in the package.
-// Add helpers of your own with a file-specific prefix to avoid collisions.
-
-func sys(text string) *schema.Message  { return schema.SystemMessage(text) }
-func user(text string) *schema.Message { return schema.UserMessage(text) }
-func asst(text string) *schema.Message { return schema.AssistantMessage(text, nil) }
-
-// call is an assistant message with no text and one call to search({}) per id.
-func call(ids ...string) *schema.Message {
-	tcs := make([]schema.ToolCall, 0, len(ids))
-	for _, id := range ids {
-		tcs = append(tcs, schema.ToolCall{ID: id, Type: "function", Function: schema.FunctionCall{Name: "search", Arguments: "{}"}})
-	}
-	return schema.AssistantMessage("", tcs)
-}
-
-// result is the result of call id from the search tool.
-func result(id, text string) *schema.Message {
-	return schema.ToolMessage(text, id, schema.WithToolName("search"))
-}
-
-// summary is SUM(text, n): a summary message carrying the summarization marker.
-func summary(text string, n int) *schema.Message {
-	m := schema.UserMessage("<conversation_summary>\n" + text + "\n</conversation_summary>")
-	m.Extra = map[string]any{MetaKey: map[string]any{"strategy": StrategySummarization, "summarized_messages": n}}
-	return m
-}
+// Notation of reference-behaviour.md §0.1 (internal/notation), shared by
+// every test in the package. Add helpers of your own with a file-specific
+// prefix to avoid collisions.
+var (
+	sys     = notation.Sys
+	user    = notation.User
+	asst    = notation.Asst
+	call    = notation.Call
+	result  = notation.Result
+	summary = notation.Summary
+	rep     = notation.Rep
+)
 
 // note is a message marked by another strategy.
 func note(strategy, text string) *schema.Message {
@@ -43,8 +28,6 @@ func note(strategy, text string) *schema.Message {
 	m.Extra = map[string]any{MetaKey: map[string]any{"strategy": strategy}}
 	return m
 }
-
-func rep(s string, n int) string { return strings.Repeat(s, n) }
 
 // fresh is FRESH of §0.2: per-message chars [14,12,35,170,35,182].
 func fresh() []*schema.Message {

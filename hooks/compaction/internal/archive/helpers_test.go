@@ -6,6 +6,14 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/notation"
+)
+
+// The test notation (internal/notation).
+var (
+	user   = notation.User
+	result = notation.Result
 )
 
 // arcConv is a conversation key for tests, one per first message.
@@ -30,10 +38,4 @@ func arcPut(t *testing.T, a *File, conv string, msgs ...*schema.Message) string 
 		t.Fatal(err)
 	}
 	return ref
-}
-
-func user(text string) *schema.Message { return schema.UserMessage(text) }
-
-func result(id, text string) *schema.Message {
-	return schema.ToolMessage(text, id, schema.WithToolName("search"))
 }

@@ -6,20 +6,18 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/notation"
+)
+
+// The test notation (internal/notation).
+var (
+	call = notation.Call
 )
 
 // Markers hold map[string]any in Extra; gob copies them only once the type
 // is registered (hooks/compaction registers it for its users).
 func init() { gob.Register(map[string]any{}) }
-
-// call is an assistant message with no text and one call to search({}) per id.
-func call(ids ...string) *schema.Message {
-	tcs := make([]schema.ToolCall, 0, len(ids))
-	for _, id := range ids {
-		tcs = append(tcs, schema.ToolCall{ID: id, Type: "function", Function: schema.FunctionCall{Name: "search", Arguments: "{}"}})
-	}
-	return schema.AssistantMessage("", tcs)
-}
 
 // marked is what compaction.NewMarker(StrategySummarization, n, nil) returns.
 func marked(n int) map[string]any {

@@ -6,19 +6,14 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/count"
-	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
-	"github.com/einocompact/einocompact/internal/marker"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/notation"
 )
 
-func user(text string) *schema.Message { return schema.UserMessage(text) }
-
-// summary is a summary message of n messages holding text, with a marker
-// and no ledger fields.
-func summary(text string, n int) *schema.Message {
-	m := schema.UserMessage("<conversation_summary>\n" + text + "\n</conversation_summary>")
-	m.Extra = map[string]any{marker.Key: map[string]any{"strategy": message.StrategySummarization, "summarized_messages": n}}
-	return m
-}
+// The test notation (internal/notation).
+var (
+	user    = notation.User
+	summary = notation.Summary
+)
 
 // defaultCounter is the default approximate counter (its zero value).
 func defaultCounter() *count.Approx { return count.NewApprox(count.Settings{}) }

@@ -8,25 +8,17 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/einocompact/einocompact/hooks/compaction/internal/notation"
 	"github.com/einocompact/einocompact/openaitest"
 )
 
-func user(text string) *schema.Message { return schema.UserMessage(text) }
-func asst(text string) *schema.Message { return schema.AssistantMessage(text, nil) }
-
-// call is an assistant message with no text and one call to search({}) per id.
-func call(ids ...string) *schema.Message {
-	tcs := make([]schema.ToolCall, 0, len(ids))
-	for _, id := range ids {
-		tcs = append(tcs, schema.ToolCall{ID: id, Type: "function", Function: schema.FunctionCall{Name: "search", Arguments: "{}"}})
-	}
-	return schema.AssistantMessage("", tcs)
-}
-
-// result is the result of call id from the search tool.
-func result(id, text string) *schema.Message {
-	return schema.ToolMessage(text, id, schema.WithToolName("search"))
-}
+// The test notation (internal/notation).
+var (
+	user   = notation.User
+	asst   = notation.Asst
+	call   = notation.Call
+	result = notation.Result
+)
 
 func TestLastAssistantIndex(t *testing.T) {
 	t.Parallel()
@@ -144,5 +136,20 @@ func TestReasoningSentMatchesTheClient(t *testing.T) {
 		if got := ReasoningSent(tc.msg); got != onWire {
 			t.Errorf("%s: ReasoningSent = %q, the client sent %q", tc.name, got, onWire)
 		}
+	}
+}
+
+// TestNotationSummaryIsASummary: the tests' SUM (internal/notation, which
+// cannot import this package) carries this package's summarization
+// strategy, so every test that builds summaries with it builds real ones.
+func TestNotationSummaryIsASummary(t *testing.T) {
+	t.Parallel()
+	m := notation.Summary("s", 3)
+	if !Is(m, StrategySummarization) {
+		t.Fatalf("notation.Summary is not read as a %q summary: %v", StrategySummarization, m.Extra)
+	}
+	fields, _ := Fields(m)
+	if n, ok := Int(fields["summarized_messages"]); !ok || n != 3 {
+		t.Fatalf("summarized_messages = %d, %v; want 3", n, ok)
 	}
 }

@@ -9,40 +9,20 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/einocompact/einocompact/hooks/compaction/internal/count"
-	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/notation"
 	"github.com/einocompact/einocompact/hooks/compaction/internal/render"
-	"github.com/einocompact/einocompact/internal/marker"
 )
 
-// The notation of hooks/compaction's tests (helpers_test.go), for the tests
-// that moved here with the planner.
-
-func sys(text string) *schema.Message  { return schema.SystemMessage(text) }
-func user(text string) *schema.Message { return schema.UserMessage(text) }
-func asst(text string) *schema.Message { return schema.AssistantMessage(text, nil) }
-
-// call is an assistant message with no text and one call to search({}) per id.
-func call(ids ...string) *schema.Message {
-	tcs := make([]schema.ToolCall, 0, len(ids))
-	for _, id := range ids {
-		tcs = append(tcs, schema.ToolCall{ID: id, Type: "function", Function: schema.FunctionCall{Name: "search", Arguments: "{}"}})
-	}
-	return schema.AssistantMessage("", tcs)
-}
-
-// result is the result of call id from the search tool.
-func result(id, text string) *schema.Message {
-	return schema.ToolMessage(text, id, schema.WithToolName("search"))
-}
-
-// summary is SUM(text, n): a summary message carrying the summarization marker.
-func summary(text string, n int) *schema.Message {
-	m := schema.UserMessage("<conversation_summary>\n" + text + "\n</conversation_summary>")
-	m.Extra = map[string]any{marker.Key: map[string]any{"strategy": message.StrategySummarization, "summarized_messages": n}}
-	return m
-}
-
-func rep(s string, n int) string { return strings.Repeat(s, n) }
+// The test notation (internal/notation).
+var (
+	sys     = notation.Sys
+	user    = notation.User
+	asst    = notation.Asst
+	call    = notation.Call
+	result  = notation.Result
+	summary = notation.Summary
+	rep     = notation.Rep
+)
 
 // rendered is compaction.Render(msgs, RenderOptions{}), for failure messages.
 func rendered(msgs []*schema.Message) string {

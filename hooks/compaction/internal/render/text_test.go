@@ -6,9 +6,14 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/einocompact/einocompact/hooks/compaction/internal/notation"
 )
 
-func rep(s string, n int) string { return strings.Repeat(s, n) }
+// The test notation (internal/notation).
+var (
+	rep = notation.Rep
+)
 
 // indentContinuation is writeIndented as a string.
 func indentContinuation(s string) string {

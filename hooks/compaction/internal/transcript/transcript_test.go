@@ -6,8 +6,15 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/einocompact/einocompact/hooks/compaction/internal/message"
-	"github.com/einocompact/einocompact/internal/marker"
+	"github.com/einocompact/einocompact/hooks/compaction/internal/notation"
+)
+
+// The test notation (internal/notation).
+var (
+	user    = notation.User
+	call    = notation.Call
+	result  = notation.Result
+	summary = notation.Summary
 )
 
 // mustWrapped is the transcript of all of msgs as compaction.Transcript
@@ -19,29 +26,6 @@ func mustWrapped(msgs []*schema.Message) string {
 	}
 	w, _ := Wrapped(msgs, idx, View{Request: Spanned(msgs, idx)})
 	return w
-}
-
-func user(text string) *schema.Message { return schema.UserMessage(text) }
-
-// call is an assistant message with no text and one call to search({}) per id.
-func call(ids ...string) *schema.Message {
-	tcs := make([]schema.ToolCall, 0, len(ids))
-	for _, id := range ids {
-		tcs = append(tcs, schema.ToolCall{ID: id, Type: "function", Function: schema.FunctionCall{Name: "search", Arguments: "{}"}})
-	}
-	return schema.AssistantMessage("", tcs)
-}
-
-// result is the result of call id from the search tool.
-func result(id, text string) *schema.Message {
-	return schema.ToolMessage(text, id, schema.WithToolName("search"))
-}
-
-// summary is a summary message of n messages carrying the summarization marker.
-func summary(text string, n int) *schema.Message {
-	m := schema.UserMessage("<conversation_summary>\n" + text + "\n</conversation_summary>")
-	m.Extra = map[string]any{marker.Key: message.NewFields(message.StrategySummarization, n, nil)}
-	return m
 }
 
 func strPtr(s string) *string { return &s }
