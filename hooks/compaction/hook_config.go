@@ -215,10 +215,7 @@ func NewCompactionHook(ctx context.Context, cfg *HookConfig) (*CompactionHook, e
 	}
 	ec := engine.Config{Compact: bind(cfg.Compactor, h.counter), Kind: compactorType(cfg.Compactor), Counter: h.counter,
 		Window: cfg.ContextWindow, At: at, To: to, PrepareAt: cfg.PrepareAt, Log: cfg.logger(), Isolate: h.isolated,
-		CacheTTL: PricesOpenAI.CacheTTL, Fallback: fallback, Prices: prices, Depth: depth}
-	if cfg.Archive != nil {
-		ec.Archive = cfg.Archive
-	}
+		CacheTTL: PricesOpenAI.CacheTTL, Fallback: fallback, Prices: prices, Depth: depth, Archive: cfg.Archive}
 	// The callbacks as cfg holds them now: the caller may set others in cfg
 	// to build another hook (TestHookKeepsItsConfigsCallbacks).
 	if onPrepared := cfg.OnPrepared; onPrepared != nil {
